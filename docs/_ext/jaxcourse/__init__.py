@@ -1,0 +1,86 @@
+"""Sphinx extension for the executable JAX course.
+
+Each component lives in its own module:
+
+- ``frontmatter``: lesson metadata, shared with the lesson checker;
+- ``inject``: hidden setup/verdict cells added at ``source-read``;
+- ``runtime``: the kernel-side half (run stamp, verdict, ``save_figure``);
+- ``record`` and ``lessonpage``: turn the executed doctree into the page;
+- ``directives``, ``report``, ``domain``, ``nodes``: site pages and their data.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sphinx.application import Sphinx
+from sphinx.util import logging
+
+from . import frontmatter, inject, lessonpage, report
+from .directives import ExecutionReport, LessonIndex, RecordedRun
+from .domain import CourseDomain
+from .nodes import PLACEHOLDERS, skip_placeholder
+
+__version__ = "0.1.0"
+
+logger = logging.getLogger(__name__)
+
+#: Options, each declared once: name -> (default, rebuild, types, help).
+OPTIONS = {
+    "course_lessons_dir": ("lessons", "env", str, "Folder, relative to the source dir, holding one <id>.md per lesson."),
+    "course_figures_dir": ("figures", "env", str, "Folder, relative to the source dir, where lessons write <id>.svg."),
+}
+
+
+def on_source_read(app: Sphinx, docname: str, source: list[str]) -> None:
+    """Validate a lesson's front matter and add its hidden setup and verdict cells."""
+    if not lessonpage.is_lesson(app, docname):
+        return
+    path = Path(app.env.doc2path(docname))
+    try:
+        front = frontmatter.parse(source[0])
+        problems = frontmatter.validate(front, path)
+        if problems:
+            for problem in problems:
+                logger.error(problem.message, location=(docname, problem.line), type="course", subtype="frontmatter")
+            return
+        source[0] = inject.inject_cells(
+            source[0], front, lesson_path=path, figures_dir=Path(app.srcdir, app.config.course_figures_dir)
+        )
+    except frontmatter.FrontMatterError as error:
+        logger.error(error.message, location=(docname, error.line), type="course", subtype="frontmatter")
+
+
+def collect_root_redirect(app: Sphinx):
+    """Serve /index.html as a redirect to the home page, which lives at docs/index."""
+    if app.config.root_doc != "index":
+        target = app.builder.get_target_uri(app.config.root_doc)
+        yield "index", {"redirect_target": target}, "redirect.html"
+
+
+def add_static_dir(app: Sphinx) -> None:
+    app.config.html_static_path.append(str(Path(__file__).parent / "static"))
+
+
+def setup(app: Sphinx) -> dict:
+    for name, (default, rebuild, kind, description) in OPTIONS.items():
+        app.add_config_value(name, default, rebuild, types=[kind], description=description)
+    for node in PLACEHOLDERS:
+        app.add_node(
+            node,
+            html=(skip_placeholder, None),
+            latex=(skip_placeholder, None),
+            text=(skip_placeholder, None),
+        )
+    app.add_domain(CourseDomain)
+    app.add_directive("recorded-run", RecordedRun)
+    app.add_directive("lesson-index", LessonIndex)
+    app.add_directive("execution-report", ExecutionReport)
+    app.connect("source-read", on_source_read)
+    app.connect("doctree-read", lessonpage.on_doctree_read)
+    app.connect("env-get-outdated", report.pages_to_reread)
+    app.connect("doctree-resolved", report.on_doctree_resolved)
+    app.connect("html-collect-pages", collect_root_redirect)
+    app.connect("builder-inited", add_static_dir)
+    app.add_css_file("course.css")
+    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}

@@ -1,0 +1,145 @@
+"""Read and validate a lesson's YAML front matter.
+
+Shared by the Sphinx extension (which refuses to build a malformed lesson) and by
+the lesson checker (which reports every problem at once). Nothing here imports
+Sphinx, so the checker stays fast.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import yaml
+
+#: Keys every lesson declares under ``lesson:``, with their types and meaning.
+LESSON_KEYS: dict[str, tuple[type, str]] = {
+    "id": (str, "lesson id, equal to the file name without .md (transforms-04)"),
+    "title": (str, "the page title, equal to the lesson's '# ' heading"),
+    "phase": (int, "phase number the lesson belongs to (2)"),
+    "phase_title": (str, "phase name shown on the home page (JAX transformations)"),
+    "order": (int, "position of the lesson inside its phase (4)"),
+    "minutes": (int, "estimated study time in minutes (55)"),
+    "device": (str, "device the lesson is written for: CPU, GPU or TPU"),
+}
+DEVICES = ("CPU", "GPU", "TPU")
+
+
+@dataclasses.dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a lesson, located at a line of its file (1-based)."""
+
+    line: int
+    message: str
+
+
+@dataclasses.dataclass
+class FrontMatter:
+    """The parsed front matter block and where it sits in the file."""
+
+    data: dict
+    #: number of lines from the opening ``---`` to the closing ``---``, inclusive
+    line_count: int
+    #: 1-based line of each top-level key and each ``lesson:`` key
+    key_lines: dict[str, int]
+
+    @property
+    def lesson(self) -> dict:
+        return self.data.get("lesson") or {}
+
+    def line_of(self, key: str) -> int:
+        return self.key_lines.get(key, self.key_lines.get("lesson", 1))
+
+
+class FrontMatterError(ValueError):
+    """Raised when a file has no readable front matter at all."""
+
+    def __init__(self, line: int, message: str):
+        super().__init__(message)
+        self.line = line
+        self.message = message
+
+
+def split_front_matter(text: str) -> tuple[str, int]:
+    """Return the YAML text between the ``---`` fences and the block's line count."""
+    lines = text.splitlines()
+    if not lines or lines[0].strip() != "---":
+        raise FrontMatterError(1, "a lesson must start with a '---' front matter block")
+    for index, line in enumerate(lines[1:], start=1):
+        if line.strip() == "---":
+            return "\n".join(lines[1:index]), index + 1
+    raise FrontMatterError(1, "the front matter block opened on line 1 is never closed with '---'")
+
+
+def parse(text: str) -> FrontMatter:
+    """Parse the front matter of a lesson's text; raise FrontMatterError if unreadable."""
+    yaml_text, line_count = split_front_matter(text)
+    try:
+        root = yaml.compose(yaml_text)
+        data = yaml.safe_load(yaml_text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        line = mark.line + 2 if mark is not None else 1  # +1 for 1-based, +1 for '---'
+        problem = getattr(error, "problem", None) or str(error)
+        raise FrontMatterError(line, f"front matter is not valid YAML: {problem}") from None
+    if not isinstance(data, dict):
+        raise FrontMatterError(1, "front matter must be a YAML mapping of keys to values")
+    key_lines: dict[str, int] = {}
+    for key_node, value_node in root.value:
+        key_lines[key_node.value] = key_node.start_mark.line + 2
+        if key_node.value == "lesson" and isinstance(value_node, yaml.MappingNode):
+            for sub_key, _ in value_node.value:
+                key_lines[f"lesson.{sub_key.value}"] = sub_key.start_mark.line + 2
+    return FrontMatter(data=data, line_count=line_count, key_lines=key_lines)
+
+
+def validate(front: FrontMatter, path: Path) -> list[Problem]:
+    """Every problem with a parsed front matter block; an empty list means complete."""
+    problems: list[Problem] = []
+    if "kernelspec" not in front.data:
+        problems.append(Problem(1, "front matter lacks 'kernelspec' (copy it from lessons/_template.md)"))
+    lesson = front.data.get("lesson")
+    if not isinstance(lesson, dict):
+        problems.append(Problem(front.line_of("lesson"), "front matter lacks the 'lesson:' mapping"))
+        return problems
+    for key, (kind, meaning) in LESSON_KEYS.items():
+        line = front.line_of(f"lesson.{key}")
+        if key not in lesson:
+            problems.append(Problem(line, f"'lesson.{key}' is missing: {meaning}"))
+        elif not isinstance(lesson[key], kind) or isinstance(lesson[key], bool):
+            problems.append(
+                Problem(line, f"'lesson.{key}' must be {kind.__name__}, got {lesson[key]!r}: {meaning}")
+            )
+    for key in sorted(set(lesson) - set(LESSON_KEYS)):
+        hint = _closest(key, LESSON_KEYS)
+        suggestion = f"; did you mean '{hint}'?" if hint else ""
+        problems.append(Problem(front.line_of(f"lesson.{key}"), f"unknown key 'lesson.{key}'{suggestion}"))
+    if isinstance(lesson.get("id"), str) and lesson["id"] != path.stem:
+        problems.append(
+            Problem(front.line_of("lesson.id"), f"'lesson.id' is {lesson['id']!r} but the file is named {path.name!r}")
+        )
+    if isinstance(lesson.get("device"), str) and lesson["device"] not in DEVICES:
+        problems.append(
+            Problem(front.line_of("lesson.device"), f"'lesson.device' must be one of {', '.join(DEVICES)}")
+        )
+    for key in ("minutes", "order", "phase"):
+        value = lesson.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value <= 0:
+            problems.append(Problem(front.line_of(f"lesson.{key}"), f"'lesson.{key}' must be positive"))
+    return problems
+
+
+def _closest(word: str, choices) -> str | None:
+    import difflib
+
+    matches = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return matches[0] if matches else None
+
+
+def read_lesson(path: Path) -> tuple[FrontMatter | None, list[Problem]]:
+    """Parse and validate one lesson file."""
+    try:
+        front = parse(path.read_text(encoding="utf-8"))
+    except FrontMatterError as error:
+        return None, [Problem(error.line, error.message)]
+    return front, validate(front, path)
