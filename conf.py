@@ -1,5 +1,6 @@
 """Sphinx configuration: the site is this repository's docs/ and lessons/ folders."""
 
+import os
 import sys
 from pathlib import Path
 
@@ -11,7 +12,8 @@ author = "The course authors"
 copyright = "2026, the course authors"
 
 root_doc = "docs/index"
-include_patterns = ["docs/**", "lessons/**"]
+# `nox -s lesson -- ID` sets COURSE_LESSON to build the site's own pages and that lesson only.
+include_patterns = ["docs/**", f"lessons/{os.environ['COURSE_LESSON']}.md" if os.environ.get("COURSE_LESSON") else "lessons/**"]
 exclude_patterns = ["lessons/_*", "docs/_*/**"]
 templates_path = ["docs/_templates"]
 
@@ -25,6 +27,7 @@ extensions = [
 
 # Lessons execute at build time, on the CPU (jaxcourse pins JAX_PLATFORMS in the kernel).
 nb_execution_mode = "force"  # nox -s lesson / serve pass -D nb_execution_mode=cache
+nb_execution_cache_path = str(Path(__file__).parent / "_build" / ".jupyter_cache")
 nb_execution_timeout = 60  # seconds per cell; a lesson may set mystnb.execution_timeout
 nb_execution_raise_on_error = False  # jaxcourse reports failures with the lesson's line
 nb_output_stderr = "warn"  # anything a lesson writes to stderr fails a -W build
@@ -33,6 +36,8 @@ suppress_warnings = ["mystnb.exec"]  # replaced by jaxcourse's one located messa
 
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence"]
 myst_heading_anchors = 3
+
+html_math_renderer = "mathml"  # from jaxcourse: equations need no script or network
 
 html_theme = "furo"
 html_title = "JAX transformations, executed"

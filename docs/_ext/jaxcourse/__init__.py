@@ -6,6 +6,7 @@ Each component lives in its own module:
 - ``inject``: hidden setup/verdict cells added at ``source-read``;
 - ``runtime``: the kernel-side half (run stamp, verdict, ``save_figure``);
 - ``record`` and ``lessonpage``: turn the executed doctree into the page;
+- ``mathml``: equations rendered at build time, no MathJax;
 - ``directives``, ``report``, ``domain``, ``nodes``: site pages and their data.
 """
 
@@ -16,7 +17,7 @@ from pathlib import Path
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from . import frontmatter, inject, lessonpage, report
+from . import frontmatter, inject, lessonpage, mathml, report
 from .directives import ExecutionReport, LessonIndex, RecordedRun
 from .domain import CourseDomain
 from .nodes import PLACEHOLDERS, skip_placeholder
@@ -40,15 +41,17 @@ def on_source_read(app: Sphinx, docname: str, source: list[str]) -> None:
     try:
         front = frontmatter.parse(source[0])
         problems = frontmatter.validate(front, path)
-        if problems:
-            for problem in problems:
-                logger.error(problem.message, location=(docname, problem.line), type="course", subtype="frontmatter")
-            return
-        source[0] = inject.inject_cells(
-            source[0], front, lesson_path=path, figures_dir=Path(app.srcdir, app.config.course_figures_dir)
-        )
     except frontmatter.FrontMatterError as error:
-        logger.error(error.message, location=(docname, error.line), type="course", subtype="frontmatter")
+        problems = [frontmatter.Problem(error.line, error.message)]
+    if problems:
+        for problem in problems:
+            logger.error(problem.message, location=(docname, problem.line), type="course", subtype="frontmatter")
+        # Publish a stub instead, so one bad header gives its own errors and no follow-on noise.
+        source[0] = f"---\norphan: true\n---\n# {path.stem}\n\nThis lesson was not built: its front matter is invalid.\n"
+        return
+    source[0] = inject.inject_cells(
+        source[0], front, lesson_path=path, figures_dir=Path(app.srcdir, app.config.course_figures_dir)
+    )
 
 
 def collect_root_redirect(app: Sphinx):
@@ -72,6 +75,9 @@ def setup(app: Sphinx) -> dict:
             latex=(skip_placeholder, None),
             text=(skip_placeholder, None),
         )
+    app.add_html_math_renderer(
+        "mathml", inline_renderers=(mathml.visit_math, None), block_renderers=(mathml.visit_math_block, None)
+    )
     app.add_domain(CourseDomain)
     app.add_directive("recorded-run", RecordedRun)
     app.add_directive("lesson-index", LessonIndex)

@@ -51,6 +51,8 @@ class LessonIndex(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         lessons_dir = self.config.course_lessons_dir.strip("/")
         lessons, _problems = lesson_catalogue(Path(self.env.srcdir), lessons_dir)
+        # Only lessons in this build (nox -s lesson builds one).
+        lessons = [lesson for lesson in lessons if lesson["docname"] in self.env.found_docs]
         # Malformed lessons are reported once, by the lesson's own build.
         self.env.note_dependency(str(Path(self.env.srcdir, lessons_dir)))
         result: list[nodes.Node] = []

@@ -78,7 +78,8 @@ def parse(text: str) -> FrontMatter:
         root = yaml.compose(yaml_text)
         data = yaml.safe_load(yaml_text)
     except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
+        # The construct's start (context) is where the author should look; else the problem.
+        mark = getattr(error, "context_mark", None) or getattr(error, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 1  # +1 for 1-based, +1 for '---'
         problem = getattr(error, "problem", None) or str(error)
         raise FrontMatterError(line, f"front matter is not valid YAML: {problem}") from None
@@ -102,15 +103,18 @@ def validate(front: FrontMatter, path: Path) -> list[Problem]:
     if not isinstance(lesson, dict):
         problems.append(Problem(front.line_of("lesson"), "front matter lacks the 'lesson:' mapping"))
         return problems
+    unknown = sorted(set(lesson) - set(LESSON_KEYS))
+    misspelt = {_closest(key, LESSON_KEYS) for key in unknown}
     for key, (kind, meaning) in LESSON_KEYS.items():
         line = front.line_of(f"lesson.{key}")
         if key not in lesson:
-            problems.append(Problem(line, f"'lesson.{key}' is missing: {meaning}"))
+            if key not in misspelt:  # a misspelling is reported once, as an unknown key
+                problems.append(Problem(line, f"'lesson.{key}' is missing: {meaning}"))
         elif not isinstance(lesson[key], kind) or isinstance(lesson[key], bool):
             problems.append(
                 Problem(line, f"'lesson.{key}' must be {kind.__name__}, got {lesson[key]!r}: {meaning}")
             )
-    for key in sorted(set(lesson) - set(LESSON_KEYS)):
+    for key in unknown:
         hint = _closest(key, LESSON_KEYS)
         suggestion = f"; did you mean '{hint}'?" if hint else ""
         problems.append(Problem(front.line_of(f"lesson.{key}"), f"unknown key 'lesson.{key}'{suggestion}"))

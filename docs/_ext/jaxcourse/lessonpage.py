@@ -33,15 +33,14 @@ def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
     if not is_lesson(app, docname):
         return
     path = Path(env.doc2path(docname))
-    try:
-        front = frontmatter.parse(path.read_text(encoding="utf-8"))
-    except frontmatter.FrontMatterError:
-        return  # already reported at source-read
+    front, problems = frontmatter.read_lesson(path)
+    if front is None or problems:
+        return  # reported at source-read, and replaced by a stub page
     kernel = record.collect(doctree)
     exec_data = (getattr(env, "nb_metadata", {}).get(docname) or {}).get("exec_data") or {}
     succeeded = bool(exec_data.get("succeeded")) and kernel.verdict is not None
     if not succeeded:
-        _report_failure(app, path, docname, kernel, exec_data)
+        _report_failure(app, path, docname, front, kernel, exec_data)
     else:
         _check_figures(app, path, doctree, kernel)
     _insert_header(doctree, front.lesson, kernel.stamp)
@@ -62,16 +61,20 @@ def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
     )
 
 
-def _report_failure(app: Sphinx, path: Path, docname: str, kernel: record.KernelRecord, exec_data: dict) -> None:
+def _report_failure(
+    app: Sphinx, path: Path, docname: str, front: frontmatter.FrontMatter, kernel: record.KernelRecord, exec_data: dict
+) -> None:
     """One error naming the lesson file, the line of the failing cell and the error."""
     cell = record.failing_cell(kernel)
     error_name = exec_data.get("error") or "no verdict"
     summary, line_in_cell = record.error_summary(cell) if cell is not None else (None, None)
     if error_name == "CellTimeoutError":
-        timeout = app.env.mystnb_config.execution_timeout
+        lesson_timeout = (front.data.get("mystnb") or {}).get("execution_timeout")
+        where_set = "set in the lesson's front matter" if lesson_timeout else "nb_execution_timeout in conf.py"
+        timeout = lesson_timeout or app.env.mystnb_config.execution_timeout
         summary = (
-            f"CellTimeoutError: the cell ran past the per-cell timeout ({timeout} s in conf.py; "
-            "a lesson may raise it with 'mystnb: {execution_timeout: N}' in its front matter)"
+            f"CellTimeoutError: the cell ran past the per-cell timeout ({timeout} s, {where_set}; "
+            "a lesson may change it with 'mystnb: {execution_timeout: N}' in its front matter)"
         )
     elif summary is None:
         summary = exec_data.get("error") or "the lesson stopped before its verdict cell ran"

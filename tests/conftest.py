@@ -1,0 +1,64 @@
+"""Build small sites in temporary folders, once per module, and hand out their HTML.
+
+A site is a copy of this repository's conf.py and docs/ plus chosen lessons, so
+tests never touch the working tree's _build/ or figures/.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+ROOT = Path(__file__).resolve().parent.parent
+LESSON_FILES = sorted(path for path in (ROOT / "lessons").glob("*.md") if not path.name.startswith("_"))
+
+
+@dataclasses.dataclass
+class Build:
+    srcdir: Path
+    outdir: Path
+    returncode: int
+    output: str
+    started: float
+    finished: float
+
+    def html(self, page: str) -> BeautifulSoup:
+        return BeautifulSoup((self.outdir / page).read_text(encoding="utf-8"), "html.parser")
+
+
+def make_site(root: Path, lessons: dict[str, str] | None = None, copy_lessons: list[Path] | None = None) -> Path:
+    """A source tree with the real conf.py and docs/, and the given lessons."""
+    srcdir = root / "site"
+    (srcdir / "lessons").mkdir(parents=True)
+    (srcdir / "figures").mkdir()
+    shutil.copy(ROOT / "conf.py", srcdir / "conf.py")
+    shutil.copytree(ROOT / "docs", srcdir / "docs", ignore=shutil.ignore_patterns("__pycache__"))
+    for path in copy_lessons or []:
+        shutil.copy(path, srcdir / "lessons" / path.name)
+    for name, text in (lessons or {}).items():
+        (srcdir / "lessons" / f"{name}.md").write_text(text, encoding="utf-8")
+    return srcdir
+
+
+def build(srcdir: Path, *options: str, timeout: float = 900) -> Build:
+    outdir = srcdir.parent / "_build" / "html"
+    command = [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-q", *options, str(srcdir), str(outdir)]
+    started = time.time()
+    result = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=srcdir)
+    return Build(srcdir, outdir, result.returncode, result.stdout + result.stderr, started, time.time())
+
+
+@pytest.fixture(scope="session")
+def course_site(tmp_path_factory) -> Build:
+    """The real course, every lesson, built once for the whole test run."""
+    srcdir = make_site(tmp_path_factory.mktemp("course"), copy_lessons=LESSON_FILES)
+    result = build(srcdir, "-j", "auto")
+    assert result.returncode == 0, result.output
+    return result

@@ -1,0 +1,228 @@
+"""The course site, built once from every lesson, checked as HTML."""
+
+from __future__ import annotations
+
+import datetime
+import importlib.metadata
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+import yaml
+
+from conftest import LESSON_FILES, ROOT
+
+LESSON = "transforms-04"
+PAGE = f"lessons/{LESSON}.html"
+SVG = "{http://www.w3.org/2000/svg}"
+
+# The seed page's parts, in the seed's order (headings as the page shows them).
+SEED_SECTIONS = [
+    "Compile a function with jit",
+    "What you will be able to do",
+    "The problem",
+    "The idea",
+    "Separate changing data from preparing a program",
+    "Pause and reason",
+    "Separate the work hidden in one call",
+    "Check values before timing",
+    "Wait for the quantity you are timing",
+    "Use repetitions and report a distribution",
+    "Compile the computation you intend to repeat",
+    "Decide when compilation is worth its setup",
+    "Step 1: Set up imports and input tensors",
+    "Step 2: Apply the core JAX transformation",
+    "Step 3: Verify shapes and numerical invariants",
+    "Run the example",
+    "Compilation preserves the result",
+    "Read the figure",
+    "Connect it to the computation",
+    "Recorded reference execution",
+    "Derive predictions and gradients outside the transform",
+    "Collect a synchronized latency sample",
+    "Make it yours",
+    "Check that a new value remains runtime data",
+    "Build a report whose timing claim can be checked",
+    "Check your understanding",
+    "Diagnose the result",
+    "Carry forward",
+    "Keep your evidence",
+    "Primary references",
+]
+
+
+def front_matter(path):
+    return yaml.safe_load(path.read_text(encoding="utf-8").split("---")[1])["lesson"]
+
+
+@pytest.fixture(scope="module")
+def page(course_site):
+    return course_site.html(PAGE)
+
+
+def headings(soup):
+    return [tag.get_text(" ", strip=True).rstrip("#").strip() for tag in soup.select("article h1, article h2, article h3")]
+
+
+def test_every_seed_section_is_present_in_order(page):
+    found = headings(page)
+    positions = [found.index(title) for title in SEED_SECTIONS]
+    assert positions == sorted(positions), found
+
+
+def test_header_shows_phase_minutes_and_device(page):
+    meta = front_matter(ROOT / "lessons" / f"{LESSON}.md")
+    header = page.select_one(".lesson-header .lesson-meta").get_text(strip=True)
+    assert header == f"Phase {meta['phase']:02d}: {meta['phase_title']} · about {meta['minutes']} minutes · {meta['device']}"
+
+
+def stamp_fields(page):
+    text = page.select_one(".lesson-header .run-stamp").get_text(" ", strip=True)
+    match = re.search(
+        r"on (?P<backend>\w+) \((?P<kind>[^)]+)\) at (?P<time>[\d-]+ [\d:]+) UTC · JAX (?P<jax>\S+) · "
+        r"jaxlib (?P<jaxlib>\S+) · Python (?P<python>\S+)",
+        text,
+    )
+    assert match, text
+    return match.groupdict()
+
+
+def test_stamp_versions_are_the_installed_ones(page):
+    stamp = stamp_fields(page)
+    assert stamp["jax"] == importlib.metadata.version("jax")
+    assert stamp["jaxlib"] == importlib.metadata.version("jaxlib")
+    assert stamp["backend"] == "CPU"
+    assert stamp["kind"].lower() == "cpu"
+
+
+def test_stamp_time_lies_within_the_build(course_site, page):
+    stamp = stamp_fields(page)
+    ran = datetime.datetime.strptime(stamp["time"], "%Y-%m-%d %H:%M:%S").replace(tzinfo=datetime.timezone.utc)
+    assert int(course_site.started) <= ran.timestamp() <= course_site.finished
+
+
+def test_the_stamp_sits_under_the_title(page):
+    header = page.select_one(".lesson-header")
+    assert header.find_previous(["h1", "h2"]).get_text(strip=True).rstrip("#") == "Compile a function with jit"
+
+
+def transcript(page):
+    return page.select_one(".recorded-transcript pre").get_text()
+
+
+def test_recorded_execution_stamp_and_transcript(page, course_site):
+    stamp = stamp_fields(page)
+    recorded = page.select_one(".recorded-stamp").get_text(strip=True)
+    assert re.fullmatch(rf"CPU run: \S+\. JAX {re.escape(stamp['jax'])}\.", recorded)
+    lines = transcript(page).strip().splitlines()
+    assert lines[-1] == f"PASS: {LESSON}"
+    assert lines[0].startswith("Loss: 0.46")
+    order = ["Loss:", "First/repeat seconds:", "eager median", "compiled median", "backend / shapes / dtype: cpu",
+             "compiled value-and-grad median seconds:", "PASS:"]
+    positions = [next(i for i, line in enumerate(lines) if line.startswith(prefix)) for prefix in order]
+    assert positions == sorted(positions)
+
+
+def test_transcript_is_what_the_cells_printed(page):
+    printed = "".join(
+        block.get_text() for block in page.select("div.cell_output .output.stream pre")
+    )
+    assert transcript(page) == printed + f"PASS: {LESSON}\n"
+
+
+def test_hidden_course_cells_do_not_show(page):
+    assert "jaxcourse" not in page.select_one("article").get_text()
+    assert "save_figure" not in page.select_one("article").get_text()
+
+
+def bar_heights(svg_path):
+    root = ET.parse(svg_path).getroot()
+    assert root.tag == f"{SVG}svg"
+    heights = []
+    for group in root.iter(f"{SVG}g"):
+        if re.fullmatch(r"bar-0-\d+", group.get("id", "")):
+            path = group.find(f"{SVG}path")
+            ys = [float(value) for value in re.findall(r"[ML] [-\d.]+ ([-\d.]+)", path.get("d"))]
+            heights.append(round(max(ys) - min(ys), 3))
+    return heights
+
+
+def test_figure_is_a_valid_svg_with_three_equal_bars(course_site):
+    svg = course_site.srcdir / "figures" / f"{LESSON}.svg"
+    heights = bar_heights(svg)
+    assert len(heights) == 3 and len(set(heights)) == 1 and heights[0] > 0
+    text = svg.read_text(encoding="utf-8")
+    assert "Compilation preserves the result" not in text  # glyphs are paths, not fonts
+    assert "<dc:date>" not in text
+
+
+def test_figure_bytes_match_the_committed_figure(course_site):
+    built = (course_site.srcdir / "figures" / f"{LESSON}.svg").read_bytes()
+    assert built == (ROOT / "figures" / f"{LESSON}.svg").read_bytes()
+
+
+def test_figure_is_embedded_with_alt_text(course_site, page):
+    images = [img for img in page.select("figure img") if img["src"].endswith(f"{LESSON}.svg")]
+    assert len(images) == 1
+    assert len(images[0]["alt"]) > 40
+    assert (course_site.outdir / "lessons" / images[0]["src"]).resolve().exists()
+
+
+def test_solutions_are_executed_and_collapsed(page):
+    source = (ROOT / "lessons" / f"{LESSON}.md").read_text(encoding="utf-8")
+    solutions = page.select("div.solution")
+    assert len(solutions) == source.count("{solution-start}") == 3
+    for solution in solutions:
+        assert "dropdown" in solution["class"]
+        assert solution.select("div.cell_input"), "a reference solution holds an executed cell"
+
+
+def test_scaffolds_are_shown_but_not_executed(page):
+    scaffolds = [block for block in page.select("div.highlight-python pre") if "TODO" in block.get_text()]
+    assert len(scaffolds) == 3
+    for block in scaffolds:
+        assert not block.find_parent("div", class_="cell")
+
+
+def test_hints_and_answers_are_collapsed(page):
+    titles = {
+        node.select_one(".admonition-title").get_text(strip=True): node["class"]
+        for node in page.select("div.admonition")
+        if node.select_one(".admonition-title")
+    }
+    assert "dropdown" in titles["Answer and explanation"]
+    assert "dropdown" in titles["Compare your reasoning"]
+    assert len([node for node in page.select("div.hint.admonition") if "dropdown" in node["class"]]) == 2
+    assert page.find("script", src=re.compile(r"togglebutton\.js"))
+
+
+def test_copy_buttons_are_wired_for_input_cells(page):
+    assert page.find("script", src=re.compile(r"copybutton\.js"))
+
+
+def test_math_is_rendered_without_scripts(page):
+    assert page.select("math")
+    assert not page.find("script", src=re.compile("mathjax", re.I))
+
+
+def test_home_page_lists_every_lesson_by_phase(course_site):
+    home = course_site.html("docs/index.html")
+    metas = sorted((front_matter(path) for path in LESSON_FILES), key=lambda m: (m["phase"], m["order"]))
+    listed = [link.get_text(strip=True) for link in home.select(".lesson-list a")]
+    assert listed == [meta["title"] for meta in metas]
+    phases = [rubric.get_text(strip=True) for rubric in home.select(".lesson-phase .rubric")]
+    assert phases == sorted({f"Phase {m['phase']:02d}: {m['phase_title']}" for m in metas})
+
+
+def test_root_index_leads_to_the_home_page(course_site):
+    redirect = (course_site.outdir / "index.html").read_text(encoding="utf-8")
+    assert 'url=docs/index.html' in redirect
+
+
+def test_search_index_knows_the_lesson(course_site):
+    assert "block_until_ready" in (course_site.outdir / "searchindex.js").read_text(encoding="utf-8")
+    assert (course_site.outdir / "search.html").exists()
+
+
+def test_theme_is_furo(page):
+    assert page.find("link", href=re.compile(r"furo.*\.css"))

@@ -1,0 +1,37 @@
+"""Minimal lessons for tiny test sites: complete front matter plus the given body."""
+
+from __future__ import annotations
+
+FRONT_MATTER = """\
+---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+lesson:
+  id: {id}
+  title: {title}
+  phase: 9
+  phase_title: Test phase
+  order: 1
+  minutes: 5
+  device: CPU
+{extra}---
+"""
+
+
+def lesson(lesson_id: str, body: str, *, title: str = "A tiny lesson", extra: str = "") -> str:
+    return FRONT_MATTER.format(id=lesson_id, title=title, extra=extra) + f"\n# {title}\n\n" + body
+
+
+def code_cell(source: str) -> str:
+    return f"```{{code-cell}} ipython3\n{source}\n```\n"
+
+
+def line_of(text: str, needle: str) -> int:
+    """1-based line of the first line containing `needle`."""
+    return next(number for number, line in enumerate(text.splitlines(), start=1) if needle in line)
