@@ -13,7 +13,10 @@ copyright = "2026, the course authors"
 
 root_doc = "docs/index"
 # `nox -s lesson -- ID` sets COURSE_LESSON to build the site's own pages and that lesson only.
-include_patterns = ["docs/**", f"lessons/{os.environ['COURSE_LESSON']}.md" if os.environ.get("COURSE_LESSON") else "lessons/**"]
+include_patterns = [
+    "docs/**",
+    f"lessons/{os.environ['COURSE_LESSON']}.md" if os.environ.get("COURSE_LESSON") else "lessons/**",
+]
 exclude_patterns = ["lessons/_*", "docs/_*/**"]
 templates_path = ["docs/_templates"]
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import time
 from pathlib import Path
@@ -26,7 +25,11 @@ def publish(session: nox.Session, site: Path, *options: str, env: dict | None = 
     """Build into `site`.new with warnings as errors; swap it in only if it passed."""
     try:
         session.run(
-            "python", "-m", "jaxcourse.sitebuild", str(site), *options,
+            "python",
+            "-m",
+            "jaxcourse.sitebuild",
+            str(site),
+            *options,
             env={"PYTHONPATH": str(ROOT / "docs" / "_ext"), **(env or {})},
         )
     except nox.command.CommandFailed:
@@ -69,28 +72,41 @@ def serve(session: nox.Session) -> None:
     install(session)
     args = session.posargs or ["--port", "8000"]
     session.run(
-        "sphinx-autobuild", "-b", "html", "-D", "nb_execution_mode=cache",
+        "sphinx-autobuild",
+        "-b",
+        "html",
+        "-D",
+        "nb_execution_mode=cache",
         # Lessons write their figures while building; watching them would loop.
-        "--ignore", str(ROOT / "figures"), "--ignore", str(BUILD),
-        *args, ".", str(BUILD / "serve" / "html"),
+        "--ignore",
+        str(ROOT / "figures"),
+        "--ignore",
+        str(BUILD),
+        *args,
+        ".",
+        str(BUILD / "serve" / "html"),
     )
+
+
+RUFF_ARGS = ["check", "--select", "E,F,W,I,UP,B", "--line-length", "120", "conf.py", "noxfile.py", "docs/_ext", "tests"]
+
+
+def check_lessons(session: nox.Session, *lessons: str) -> None:
+    session.run("python", "-m", "jaxcourse.checker", *lessons, env={"PYTHONPATH": str(ROOT / "docs" / "_ext")})
 
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """Check every lesson's anatomy and run ruff on the Python code."""
-    session.install("PyYAML==6.0.4", "ruff==0.17.6")
-    session.run("python", "tests/check_lessons.py", *session.posargs)
-    session.run("ruff", "check", "conf.py", "noxfile.py", "docs/_ext", "tests")
+    """Check every lesson's anatomy and code cells, and run ruff on the project's Python."""
+    install(session)
+    check_lessons(session, *session.posargs)
+    session.run("ruff", *RUFF_ARGS)
 
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Run the lesson checker, then the test suite (builds the site in temporary folders)."""
+    """Run the lesson checker, ruff and the test suite (sites build in temporary folders)."""
     install(session)
-    session.run("python", "tests/check_lessons.py")
-    session.run("ruff", "check", "conf.py", "noxfile.py", "docs/_ext", "tests")
-    env = {"PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1"}
-    if os.environ.get("CI"):
-        env["CI"] = os.environ["CI"]
-    session.run("pytest", *(session.posargs or ["tests"]), env=env)
+    check_lessons(session)
+    session.run("ruff", *RUFF_ARGS)
+    session.run("pytest", *(session.posargs or ["tests"]), env={"PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1"})

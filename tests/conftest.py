@@ -49,7 +49,19 @@ def make_site(root: Path, lessons: dict[str, str] | None = None, copy_lessons: l
 
 def build(srcdir: Path, *options: str, timeout: float = 900) -> Build:
     outdir = srcdir.parent / "_build" / "html"
-    command = [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-q", *options, str(srcdir), str(outdir)]
+    command = [
+        sys.executable,
+        "-m",
+        "sphinx",
+        "-b",
+        "html",
+        "-W",
+        "--keep-going",
+        "-q",
+        *options,
+        str(srcdir),
+        str(outdir),
+    ]
     started = time.time()
     result = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=srcdir)
     return Build(srcdir, outdir, result.returncode, result.stdout + result.stderr, started, time.time())

@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from conftest import build, make_site
 from tiny import code_cell, lesson, line_of
 
@@ -17,8 +16,12 @@ PROBLEM = re.compile(r"^(?P<path>\S+?):(?P<line>\d+): (?:ERROR|WARNING): (?P<mes
 
 CASES = {
     "failing-assert": (
-        lesson("failing-assert", code_cell("x = 1\nprint('before the check')")
-               + "\nSome prose.\n\n" + code_cell("y = x + 1\nassert y == 3, 'y should be three'")),
+        lesson(
+            "failing-assert",
+            code_cell("x = 1\nprint('before the check')")
+            + "\nSome prose.\n\n"
+            + code_cell("y = x + 1\nassert y == 3, 'y should be three'"),
+        ),
         "assert y == 3",
         r"cell failed: AssertionError: y should be three",
     ),
@@ -28,8 +31,11 @@ CASES = {
         r"cell failed: ValueError: math domain error",
     ),
     "hanging-cell": (
-        lesson("hanging-cell", code_cell("print('start')") + "\n" + code_cell("import time\ntime.sleep(120)"),
-               extra="mystnb:\n  execution_timeout: 3\n"),
+        lesson(
+            "hanging-cell",
+            code_cell("print('start')") + "\n" + code_cell("import time\ntime.sleep(120)"),
+            extra="mystnb:\n  execution_timeout: 3\n",
+        ),
         "time.sleep(120)",  # the interrupted statement
         r"cell failed: CellTimeoutError: the cell ran past the per-cell timeout \(3 s",
     ),
@@ -49,8 +55,11 @@ CASES = {
         r"undefined label: 'no-such-label'",
     ),
     "missing-figure": (
-        lesson("missing-figure", code_cell("print(1)")
-               + "\n```{figure} ../figures/missing-figure.svg\n:alt: A chart that was never drawn.\n\nCaption.\n```\n"),
+        lesson(
+            "missing-figure",
+            code_cell("print(1)")
+            + "\n```{figure} ../figures/missing-figure.svg\n:alt: A chart that was never drawn.\n\nCaption.\n```\n",
+        ),
         "{figure} ../figures/missing-figure.svg",
         r"image file not readable",
     ),

@@ -10,7 +10,6 @@ import xml.etree.ElementTree as ET
 
 import pytest
 import yaml
-
 from conftest import LESSON_FILES, ROOT
 
 LESSON = "transforms-04"
@@ -62,7 +61,9 @@ def page(course_site):
 
 
 def headings(soup):
-    return [tag.get_text(" ", strip=True).rstrip("¶#").strip() for tag in soup.select("article h1, article h2, article h3")]
+    return [
+        tag.get_text(" ", strip=True).rstrip("¶#").strip() for tag in soup.select("article h1, article h2, article h3")
+    ]
 
 
 def test_every_seed_section_is_present_in_order(page):
@@ -74,7 +75,10 @@ def test_every_seed_section_is_present_in_order(page):
 def test_header_shows_phase_minutes_and_device(page):
     meta = front_matter(ROOT / "lessons" / f"{LESSON}.md")
     header = page.select_one(".lesson-header .lesson-meta").get_text(strip=True)
-    assert header == f"Phase {meta['phase']:02d}: {meta['phase_title']} · about {meta['minutes']} minutes · {meta['device']}"
+    assert (
+        header
+        == f"Phase {meta['phase']:02d}: {meta['phase_title']} · about {meta['minutes']} minutes · {meta['device']}"
+    )
 
 
 def stamp_fields(page):
@@ -98,7 +102,7 @@ def test_stamp_versions_are_the_installed_ones(page):
 
 def test_stamp_time_lies_within_the_build(course_site, page):
     stamp = stamp_fields(page)
-    ran = datetime.datetime.strptime(stamp["time"], "%Y-%m-%d %H:%M:%S").replace(tzinfo=datetime.timezone.utc)
+    ran = datetime.datetime.strptime(stamp["time"], "%Y-%m-%d %H:%M:%S").replace(tzinfo=datetime.UTC)
     assert int(course_site.started) <= ran.timestamp() <= course_site.finished
 
 
@@ -118,16 +122,21 @@ def test_recorded_execution_stamp_and_transcript(page, course_site):
     lines = transcript(page).strip().splitlines()
     assert lines[-1] == f"PASS: {LESSON}"
     assert lines[0].startswith("Loss: 0.46")
-    order = ["Loss:", "First/repeat seconds:", "eager median", "compiled median", "backend / shapes / dtype: cpu",
-             "compiled value-and-grad median seconds:", "PASS:"]
+    order = [
+        "Loss:",
+        "First/repeat seconds:",
+        "eager median",
+        "compiled median",
+        "backend / shapes / dtype: cpu",
+        "compiled value-and-grad median seconds:",
+        "PASS:",
+    ]
     positions = [next(i for i, line in enumerate(lines) if line.startswith(prefix)) for prefix in order]
     assert positions == sorted(positions)
 
 
 def test_transcript_is_what_the_cells_printed(page):
-    printed = "".join(
-        block.get_text() for block in page.select("div.cell_output .output.stream pre")
-    )
+    printed = "".join(block.get_text() for block in page.select("div.cell_output .output.stream pre"))
     assert transcript(page) == printed + f"PASS: {LESSON}\n"
 
 
@@ -217,7 +226,7 @@ def test_home_page_lists_every_lesson_by_phase(course_site):
 
 def test_root_index_leads_to_the_home_page(course_site):
     redirect = (course_site.outdir / "index.html").read_text(encoding="utf-8")
-    assert 'url=docs/index.html' in redirect
+    assert "url=docs/index.html" in redirect
 
 
 def test_search_index_finds_the_lesson_for_block_until_ready(course_site):

@@ -28,7 +28,12 @@ logger = logging.getLogger(__name__)
 
 #: Options, each declared once: name -> (default, rebuild, types, help).
 OPTIONS = {
-    "course_lessons_dir": ("lessons", "env", str, "Folder, relative to the source dir, holding one <id>.md per lesson."),
+    "course_lessons_dir": (
+        "lessons",
+        "env",
+        str,
+        "Folder, relative to the source dir, holding one <id>.md per lesson.",
+    ),
     "course_figures_dir": ("figures", "env", str, "Folder, relative to the source dir, where lessons write <id>.svg."),
 }
 
@@ -47,7 +52,9 @@ def on_source_read(app: Sphinx, docname: str, source: list[str]) -> None:
         for problem in problems:
             logger.error(problem.message, location=(docname, problem.line), type="course", subtype="frontmatter")
         # Publish a stub instead, so one bad header gives its own errors and no follow-on noise.
-        source[0] = f"---\norphan: true\n---\n# {path.stem}\n\nThis lesson was not built: its front matter is invalid.\n"
+        source[0] = (
+            f"---\norphan: true\n---\n# {path.stem}\n\nThis lesson was not built: its front matter is invalid.\n"
+        )
         return
     source[0] = inject.inject_cells(
         source[0], front, lesson_path=path, figures_dir=Path(app.srcdir, app.config.course_figures_dir)

@@ -76,13 +76,18 @@ class LessonIndex(SphinxDirective):
                 item = nodes.list_item()
                 paragraph = nodes.paragraph()
                 reference = addnodes.pending_xref(
-                    "", refdomain="std", reftype="doc", reftarget="/" + lesson["docname"], refexplicit=True,
+                    "",
+                    refdomain="std",
+                    reftype="doc",
+                    reftarget="/" + lesson["docname"],
+                    refexplicit=True,
                     refdoc=self.env.docname,
                 )
                 reference += nodes.inline("", lesson["title"])
                 paragraph += reference
                 paragraph += nodes.inline(
-                    "", f" · {lesson['id']} · about {lesson['minutes']} minutes · {lesson['device']}",
+                    "",
+                    f" · {lesson['id']} · about {lesson['minutes']} minutes · {lesson['device']}",
                     classes=["lesson-list-meta"],
                 )
                 item += paragraph

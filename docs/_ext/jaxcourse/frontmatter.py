@@ -111,9 +111,7 @@ def validate(front: FrontMatter, path: Path) -> list[Problem]:
             if key not in misspelt:  # a misspelling is reported once, as an unknown key
                 problems.append(Problem(line, f"'lesson.{key}' is missing: {meaning}"))
         elif not isinstance(lesson[key], kind) or isinstance(lesson[key], bool):
-            problems.append(
-                Problem(line, f"'lesson.{key}' must be {kind.__name__}, got {lesson[key]!r}: {meaning}")
-            )
+            problems.append(Problem(line, f"'lesson.{key}' must be {kind.__name__}, got {lesson[key]!r}: {meaning}"))
     for key in unknown:
         hint = _closest(key, LESSON_KEYS)
         suggestion = f"; did you mean '{hint}'?" if hint else ""
@@ -123,9 +121,7 @@ def validate(front: FrontMatter, path: Path) -> list[Problem]:
             Problem(front.line_of("lesson.id"), f"'lesson.id' is {lesson['id']!r} but the file is named {path.name!r}")
         )
     if isinstance(lesson.get("device"), str) and lesson["device"] not in DEVICES:
-        problems.append(
-            Problem(front.line_of("lesson.device"), f"'lesson.device' must be one of {', '.join(DEVICES)}")
-        )
+        problems.append(Problem(front.line_of("lesson.device"), f"'lesson.device' must be one of {', '.join(DEVICES)}"))
     for key in ("minutes", "order", "phase"):
         value = lesson.get(key)
         if isinstance(value, int) and not isinstance(value, bool) and value <= 0:

@@ -27,9 +27,7 @@ _RUNTIME_NAME = "_jaxcourse_runtime"
 @functools.cache
 def environment_fingerprint() -> str:
     """A hash of the Python version, every installed package and the runtime module."""
-    packages = sorted(
-        f"{dist.metadata['Name']}=={dist.version}".lower() for dist in importlib.metadata.distributions()
-    )
+    packages = sorted(f"{dist.metadata['Name']}=={dist.version}".lower() for dist in importlib.metadata.distributions())
     runtime_source = (Path(__file__).parent / "runtime.py").read_bytes()
     digest = hashlib.sha256()
     digest.update(platform.python_version().encode())
@@ -64,5 +62,12 @@ def inject_cells(text: str, front: frontmatter.FrontMatter, *, lesson_path: Path
         )
     header += [""] * (front.line_count - len(header))
     body = text.splitlines()[front.line_count :]
-    verdict = ["", "```{code-cell} ipython3", f":tags: [remove-input, {VERDICT_TAG}]", f"{_RUNTIME_NAME}.finish()", "```", ""]
+    verdict = [
+        "",
+        "```{code-cell} ipython3",
+        f":tags: [remove-input, {VERDICT_TAG}]",
+        f"{_RUNTIME_NAME}.finish()",
+        "```",
+        "",
+    ]
     return "\n".join(header + body + verdict)

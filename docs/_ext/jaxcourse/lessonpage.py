@@ -121,12 +121,14 @@ def _check_figures(app: Sphinx, path: Path, doctree: nodes.document, kernel: rec
                 subtype="figure",
             )
         if target.parent == figures_dir and not image.get("alt"):
-            logger.error("figure has no alt text; add ':alt:' to the figure", location=image, type="course", subtype="figure")
+            logger.error(
+                "figure has no alt text; add ':alt:' to the figure", location=image, type="course", subtype="figure"
+            )
 
 
 def _stamp_time(stamp: dict) -> str:
     started = datetime.datetime.fromisoformat(stamp["started"])
-    return started.astimezone(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return started.astimezone(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def _insert_header(doctree: nodes.document, lesson: dict, stamp: dict | None) -> None:
@@ -135,11 +137,9 @@ def _insert_header(doctree: nodes.document, lesson: dict, stamp: dict | None) ->
     if section is None or not section.children or not isinstance(section[0], nodes.title):
         return
     header = nodes.container(classes=["lesson-header"])
-    header += nodes.paragraph(
-        "",
-        f"Phase {lesson['phase']:02d}: {lesson['phase_title']} · about {lesson['minutes']} minutes · {lesson['device']}",
-        classes=["lesson-meta"],
-    )
+    phase = f"Phase {lesson['phase']:02d}: {lesson['phase_title']}"
+    meta = f"{phase} · about {lesson['minutes']} minutes · {lesson['device']}"
+    header += nodes.paragraph("", meta, classes=["lesson-meta"])
     if stamp:
         text = (
             f"Executed by this build on {stamp['backend'].upper()} ({stamp['device_kind']}) at "
@@ -158,7 +158,9 @@ def _fill_recorded_runs(doctree: nodes.document, kernel: record.KernelRecord, su
         else:
             stamp = kernel.stamp
             summary = nodes.paragraph(
-                "", f"{stamp['backend'].upper()} run: {stamp['started']}. JAX {stamp['jax']}.", classes=["recorded-stamp"]
+                "",
+                f"{stamp['backend'].upper()} run: {stamp['started']}. JAX {stamp['jax']}.",
+                classes=["recorded-stamp"],
             )
             transcript = "".join(kernel.transcript)
             block = nodes.literal_block(transcript, transcript, classes=["recorded-transcript"], language="text")

@@ -84,11 +84,7 @@ def error_summary(cell: nodes.Element) -> tuple[str | None, int | None]:
     """The final ``Error: message`` line of a cell's traceback, and the line in the cell."""
     for text in _outputs(cell, "traceback"):
         plain = _ANSI.sub("", text)
-        frames = [
-            int(line)
-            for count, line in _CELL_FRAME.findall(plain)
-            if str(cell.get("exec_count")) == count
-        ]
+        frames = [int(line) for count, line in _CELL_FRAME.findall(plain) if str(cell.get("exec_count")) == count]
         lines = [line.strip() for line in plain.splitlines() if line.strip()]
         summary = lines[-1] if lines else None
         return summary, (frames[-1] if frames else None)

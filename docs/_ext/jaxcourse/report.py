@@ -63,5 +63,3 @@ def _table(app: Sphinx, fromdocname: str, lessons: list[tuple[str, dict]]) -> no
         body += row
     group += body
     return table
-
-

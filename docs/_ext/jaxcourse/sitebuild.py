@@ -20,8 +20,21 @@ def build_and_publish(srcdir: Path, site: Path, options: list[str]) -> int:
     warnings = site.with_name(site.name + ".warnings.log")
     shutil.rmtree(staging, ignore_errors=True)
     warnings.unlink(missing_ok=True)
-    command = [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-q", "-w", str(warnings),
-               *options, str(srcdir), str(staging)]
+    command = [
+        sys.executable,
+        "-m",
+        "sphinx",
+        "-b",
+        "html",
+        "-W",
+        "--keep-going",
+        "-q",
+        "-w",
+        str(warnings),
+        *options,
+        str(srcdir),
+        str(staging),
+    ]
     status = subprocess.run(command, cwd=srcdir).returncode
     if status != 0:
         problems = warnings.read_text(encoding="utf-8").strip() if warnings.exists() else ""
