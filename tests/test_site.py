@@ -243,3 +243,18 @@ def test_search_index_finds_the_lesson_for_block_until_ready(course_site):
 
 def test_theme_is_furo(page):
     assert page.find("link", href=re.compile(r"furo.*\.css"))
+
+
+def test_execution_report_has_a_passing_row_per_lesson(course_site):
+    report = course_site.html("docs/execution-report.html")
+    rows = report.select("table.execution-report tbody tr")
+    ids = sorted(path.stem for path in LESSON_FILES)
+    assert sorted(row.select("td")[0].get_text(strip=True) for row in rows) == ids
+    for row in rows:
+        lesson, status, runtime, jax_version, ran_at, method = (td.get_text(strip=True) for td in row.select("td"))
+        assert status == "passed"
+        assert float(runtime) > 0
+        assert jax_version == importlib.metadata.version("jax")
+        ran = datetime.datetime.fromisoformat(ran_at).timestamp()
+        assert int(course_site.started) <= ran <= course_site.finished
+        assert method == "force"

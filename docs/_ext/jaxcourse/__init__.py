@@ -34,6 +34,12 @@ OPTIONS = {
         str,
         "Folder, relative to the source dir, holding one <id>.md per lesson.",
     ),
+    "course_environment_files": (
+        ["requirements.txt"],
+        "env",
+        list,
+        "Files whose content, with the installed packages, keys the execution cache.",
+    ),
     "course_figures_dir": ("figures", "env", str, "Folder, relative to the source dir, where lessons write <id>.svg."),
 }
 
@@ -56,9 +62,25 @@ def on_source_read(app: Sphinx, docname: str, source: list[str]) -> None:
             f"---\norphan: true\n---\n# {path.stem}\n\nThis lesson was not built: its front matter is invalid.\n"
         )
         return
+    fingerprint = current_fingerprint(app)
+    app.env.get_domain("course").fingerprints[docname] = fingerprint
     source[0] = inject.inject_cells(
-        source[0], front, lesson_path=path, figures_dir=Path(app.srcdir, app.config.course_figures_dir)
+        source[0],
+        front,
+        lesson_path=path,
+        figures_dir=Path(app.srcdir, app.config.course_figures_dir),
+        fingerprint=fingerprint,
     )
+
+
+def current_fingerprint(app: Sphinx) -> str:
+    return inject.environment_fingerprint([Path(app.srcdir, name) for name in app.config.course_environment_files])
+
+
+def lessons_run_in_another_environment(app: Sphinx, env, added, changed, removed) -> list[str]:
+    """Lessons last read under other packages or requirements are read, and executed, again."""
+    fingerprint = current_fingerprint(app)
+    return [docname for docname, seen in env.get_domain("course").fingerprints.items() if seen != fingerprint]
 
 
 def collect_root_redirect(app: Sphinx):
@@ -92,6 +114,7 @@ def setup(app: Sphinx) -> dict:
     app.connect("source-read", on_source_read)
     app.connect("doctree-read", lessonpage.on_doctree_read)
     app.connect("env-get-outdated", report.pages_to_reread)
+    app.connect("env-get-outdated", lessons_run_in_another_environment)
     app.connect("doctree-resolved", report.on_doctree_resolved)
     app.connect("html-collect-pages", collect_root_redirect)
     app.connect("builder-inited", add_static_dir)

@@ -16,6 +16,8 @@ class CourseDomain(Domain):
         "lessons": {},
         # docnames of pages holding an execution report, re-read on every build
         "report_pages": [],
+        # docname -> environment fingerprint the lesson was read (and executed) under
+        "fingerprints": {},
     }
 
     @property
@@ -33,8 +35,13 @@ class CourseDomain(Domain):
         if docname not in self.report_pages:
             self.report_pages.append(docname)
 
+    @property
+    def fingerprints(self) -> dict[str, str]:
+        return self.data["fingerprints"]
+
     def clear_doc(self, docname: str) -> None:
         self.lessons.pop(docname, None)
+        self.fingerprints.pop(docname, None)
         if docname in self.report_pages:
             self.report_pages.remove(docname)
 
@@ -42,6 +49,8 @@ class CourseDomain(Domain):
         for docname in docnames:
             if docname in otherdata["lessons"]:
                 self.lessons[docname] = otherdata["lessons"][docname]
+            if docname in otherdata["fingerprints"]:
+                self.fingerprints[docname] = otherdata["fingerprints"][docname]
             if docname in otherdata["report_pages"]:
                 self.note_report_page(docname)
 

@@ -25,18 +25,28 @@ _RUNTIME_NAME = "_jaxcourse_runtime"
 
 
 @functools.cache
-def environment_fingerprint() -> str:
-    """A hash of the Python version, every installed package and the runtime module."""
-    packages = sorted(f"{dist.metadata['Name']}=={dist.version}".lower() for dist in importlib.metadata.distributions())
-    runtime_source = (Path(__file__).parent / "runtime.py").read_bytes()
+def _installed_packages() -> str:
+    distributions = importlib.metadata.distributions()
+    return "\n".join(sorted(f"{dist.metadata['Name']}=={dist.version}".lower() for dist in distributions))
+
+
+def environment_fingerprint(environment_files: list[Path]) -> str:
+    """A hash of Python, every installed package, the pinned requirements and the runtime module.
+
+    It sits in each lesson's setup cell, so the execution cache (keyed on cell
+    sources) misses whenever any of these change.
+    """
     digest = hashlib.sha256()
     digest.update(platform.python_version().encode())
-    digest.update("\n".join(packages).encode())
-    digest.update(runtime_source)
+    digest.update(_installed_packages().encode())
+    for path in [Path(__file__).parent / "runtime.py", *environment_files]:
+        digest.update(path.read_bytes() if path.exists() else b"")
     return digest.hexdigest()[:16]
 
 
-def inject_cells(text: str, front: frontmatter.FrontMatter, *, lesson_path: Path, figures_dir: Path) -> str:
+def inject_cells(
+    text: str, front: frontmatter.FrontMatter, *, lesson_path: Path, figures_dir: Path, fingerprint: str
+) -> str:
     """The lesson text with the setup and verdict cells added, line numbers kept."""
     lesson_id = front.lesson["id"]
     here = lesson_path.parent
@@ -45,7 +55,7 @@ def inject_cells(text: str, front: frontmatter.FrontMatter, *, lesson_path: Path
         f"import sys; sys.path.insert(0, {ext_dir!r}); "
         f"from jaxcourse import runtime as {_RUNTIME_NAME}; "
         f"{_RUNTIME_NAME}.begin({lesson_id!r}, figures_dir={os.path.relpath(figures_dir, here)!r}, "
-        f"environment={environment_fingerprint()!r})"
+        f"environment={fingerprint!r})"
     )
     header = [
         "---",
