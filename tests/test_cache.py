@@ -7,7 +7,6 @@ shows in the build output as nbclient's "Executing notebook with kernel".
 from __future__ import annotations
 
 import pytest
-
 from conftest import build, make_site
 from tiny import code_cell, lesson
 

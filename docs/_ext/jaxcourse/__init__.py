@@ -83,11 +83,14 @@ def lessons_run_in_another_environment(app: Sphinx, env, added, changed, removed
     return [docname for docname, seen in env.get_domain("course").fingerprints.items() if seen != fingerprint]
 
 
-def collect_root_redirect(app: Sphinx):
-    """Serve /index.html as a redirect to the home page, which lives at docs/index."""
+def collect_site_pages(app: Sphinx):
+    """/index.html leads to the home page (docs/index); /404.html serves missing addresses."""
+    home = app.builder.get_target_uri(app.config.root_doc)
     if app.config.root_doc != "index":
-        target = app.builder.get_target_uri(app.config.root_doc)
-        yield "index", {"redirect_target": target}, "redirect.html"
+        yield "index", {"redirect_target": home}, "redirect.html"
+    # A host serves 404.html at any depth, so its link is absolute when the site's URL is known.
+    base = app.config.html_baseurl.rstrip("/")
+    yield "404", {"home": f"{base}/{home}" if base else home}, "404.html"
 
 
 def add_static_dir(app: Sphinx) -> None:
@@ -116,7 +119,7 @@ def setup(app: Sphinx) -> dict:
     app.connect("env-get-outdated", report.pages_to_reread)
     app.connect("env-get-outdated", lessons_run_in_another_environment)
     app.connect("doctree-resolved", report.on_doctree_resolved)
-    app.connect("html-collect-pages", collect_root_redirect)
+    app.connect("html-collect-pages", collect_site_pages)
     app.connect("builder-inited", add_static_dir)
     app.add_css_file("course.css")
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}

@@ -16,7 +16,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from . import frontmatter, record
+from . import downloads, frontmatter, record
 from .nodes import recorded_run
 
 logger = logging.getLogger(__name__)
@@ -43,7 +43,8 @@ def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
         _report_failure(app, path, docname, front, kernel, exec_data)
     else:
         _check_figures(app, path, doctree, kernel)
-    _insert_header(doctree, front.lesson, kernel.stamp)
+    files = downloads.write_downloads(app, docname, path, front.lesson["title"]) if succeeded else None
+    _insert_header(doctree, front.lesson, kernel.stamp, downloads.links(docname, files) if files else None)
     _fill_recorded_runs(doctree, kernel, succeeded)
     for cell in (kernel.setup_cell, kernel.verdict_cell):
         if cell is not None and cell.parent is not None:
@@ -131,7 +132,9 @@ def _stamp_time(stamp: dict) -> str:
     return started.astimezone(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def _insert_header(doctree: nodes.document, lesson: dict, stamp: dict | None) -> None:
+def _insert_header(
+    doctree: nodes.document, lesson: dict, stamp: dict | None, download_links: nodes.Node | None
+) -> None:
     """Phase, time and device under the title, then where and when this page ran."""
     section = next(iter(doctree.findall(nodes.section)), None)
     if section is None or not section.children or not isinstance(section[0], nodes.title):
@@ -148,6 +151,8 @@ def _insert_header(doctree: nodes.document, lesson: dict, stamp: dict | None) ->
         stamp_node = nodes.paragraph("", "", classes=["run-stamp"])
         stamp_node += nodes.inline("", text)
         header += stamp_node
+    if download_links is not None:
+        header += download_links
     section.insert(1, header)
 
 

@@ -1,0 +1,142 @@
+"""What readers get besides the lesson text: downloads, offline pages, a 404 page, safe outputs."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+import nbformat
+import pytest
+from conftest import LESSON_FILES, ROOT, build, make_site
+from tiny import code_cell, lesson
+
+LESSON_IDS = [path.stem for path in LESSON_FILES]
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def download(course_site, name):
+    return course_site.outdir / "_downloads" / "lessons" / name
+
+
+@pytest.mark.parametrize("lesson_id", LESSON_IDS)
+def test_lesson_page_links_its_three_downloads(course_site, lesson_id):
+    page = course_site.html(f"lessons/{lesson_id}.html")
+    links = page.select(".lesson-header .lesson-downloads a")
+    assert [link.get_text() for link in links] == ["executed notebook", "MyST source", "starter notebook (exercises)"]
+    for link in links:
+        assert (course_site.outdir / "lessons" / link["href"]).resolve().is_file()
+
+
+@pytest.mark.parametrize("lesson_id", LESSON_IDS)
+def test_executed_notebook_holds_this_builds_outputs_and_no_build_cells(course_site, lesson_id):
+    notebook = nbformat.read(download(course_site, f"{lesson_id}.ipynb"), as_version=4)
+    printed = "".join(
+        output.get("text", "") for cell in notebook.cells if cell.cell_type == "code" for output in cell.outputs
+    )
+    page = course_site.html(f"lessons/{lesson_id}.html")
+    transcript = page.select_one(".recorded-transcript pre").get_text()
+    assert transcript == printed + f"PASS: {lesson_id}\n"
+    assert not any("jaxcourse" in cell.source or "save_figure" in cell.source for cell in notebook.cells)
+
+
+@pytest.mark.parametrize("lesson_id", LESSON_IDS)
+def test_myst_source_is_the_lesson_file(course_site, lesson_id):
+    assert download(course_site, f"{lesson_id}.md").read_bytes() == (ROOT / "lessons" / f"{lesson_id}.md").read_bytes()
+
+
+@pytest.mark.parametrize("lesson_id", LESSON_IDS)
+def test_starter_notebook_has_scaffolds_and_no_solutions(course_site, lesson_id):
+    starter = nbformat.read(download(course_site, f"{lesson_id}-exercises.ipynb"), as_version=4)
+    headings = [cell.source.splitlines()[0] for cell in starter.cells if cell.cell_type == "markdown"]
+    assert [h for h in headings if h in ("## Foundation", "## Practice", "## Challenge")] == [
+        "## Foundation",
+        "## Practice",
+        "## Challenge",
+    ]
+    code = [cell.source for cell in starter.cells if cell.cell_type == "code"]
+    assert sum("TODO" in source for source in code) == 3
+    executed = nbformat.read(download(course_site, f"{lesson_id}.ipynb"), as_version=4)
+    page = course_site.html(f"lessons/{lesson_id}.html")
+    solutions = {pre.get_text().strip() for pre in page.select("div.solution div.cell_input pre")}
+    assert solutions and not solutions & {source.strip() for source in code}
+    assert all(not cell.outputs for cell in starter.cells if cell.cell_type == "code")
+    assert len(executed.cells) > len(code) - 3  # the lesson's own code comes along
+
+
+def test_executed_notebook_runs_outside_the_site(course_site, tmp_path):
+    from nbclient import NotebookClient
+
+    notebook = nbformat.read(download(course_site, "transforms-04.ipynb"), as_version=4)
+    NotebookClient(
+        notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()
+    printed = [output.get("text", "") for cell in notebook.cells for output in cell.get("outputs", [])]
+    assert any(text.startswith("Loss: 0.46") for text in printed)
+
+
+def html_pages(course_site):
+    return sorted(course_site.outdir.rglob("*.html"))
+
+
+def test_no_page_loads_anything_from_outside_the_site(course_site):
+    outside = re.compile(r"^(https?:)?//", re.I)
+    from bs4 import BeautifulSoup
+
+    for path in html_pages(course_site):
+        soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+        loads = [tag.get("src") for tag in soup.find_all(["script", "img", "iframe", "source", "video", "audio"])]
+        loads += [
+            tag.get("href")
+            for tag in soup.find_all("link")
+            if "stylesheet" in (tag.get("rel") or [])
+            or "preload" in (tag.get("rel") or [])
+            or "icon" in (tag.get("rel") or [])
+        ]
+        external = [url for url in loads if url and outside.match(url)]
+        assert not external, f"{path.relative_to(course_site.outdir)} loads {external}"
+    for css in (course_site.outdir / "_static").rglob("*.css"):
+        text = css.read_text(encoding="utf-8", errors="replace")
+        assert not re.search(r"@import\s+url\(\s*['\"]?(https?:)?//|url\(\s*['\"]?(https?:)?//", text), css.name
+
+
+def test_not_found_page_is_self_contained(course_site):
+    page = (course_site.outdir / "404.html").read_text(encoding="utf-8")
+    assert "Page not found" in page
+    assert 'href="docs/index.html"' in page
+    assert "<script" not in page and "<link" not in page
+
+
+def test_pages_workflow_builds_with_the_maintainers_session():
+    workflow = (ROOT / ".github" / "workflows" / "pages.yml").read_text(encoding="utf-8")
+    assert "nox -s docs" in workflow
+    assert "path: _build/html" in workflow
+
+
+@pytest.mark.parametrize("lesson_id", LESSON_IDS)
+def test_figures_have_an_opaque_white_background_for_dark_mode(course_site, lesson_id):
+    for svg in (course_site.srcdir / "figures").glob(f"{lesson_id}*.svg"):
+        root = ET.parse(svg).getroot()
+        background = next(group for group in root.iter(f"{SVG}g") if group.get("id") == "patch_1")
+        style = background.find(f"{SVG}path").get("style")
+        assert "fill: #ffffff" in style and "opacity" not in style, svg.name
+
+
+@pytest.fixture(scope="module")
+def markup_site(tmp_path_factory):
+    body = (
+        code_cell("print('<b>bold</b> <script>window.hacked = 1</script>')")
+        + "\n"
+        + code_cell("'<img src=x onerror=alert(1)>'")
+    )
+    srcdir = make_site(tmp_path_factory.mktemp("markup"), lessons={"prints-markup": lesson("prints-markup", body)})
+    result = build(srcdir)
+    assert result.returncode == 0, result.output
+    return result.html("lessons/prints-markup.html")
+
+
+def test_printed_markup_shows_as_text(markup_site):
+    outputs = markup_site.select("div.cell_output")
+    assert "<b>bold</b> <script>window.hacked = 1</script>" in outputs[0].get_text()
+    assert not outputs[0].find("b") and not outputs[0].find("script")
+    assert "<img src=x onerror=alert(1)>" in outputs[1].get_text()
+    assert not outputs[1].find("img")
