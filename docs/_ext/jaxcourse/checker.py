@@ -8,7 +8,6 @@ reports every problem as ``lessons/FILE.md:LINE: message`` and exits 1 if any.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 import subprocess
@@ -18,6 +17,7 @@ from pathlib import Path
 
 from . import frontmatter
 from .frontmatter import Problem
+from .mdblocks import blocks
 
 LEVELS = ("Foundation", "Practice", "Challenge")
 
@@ -52,47 +52,6 @@ ANATOMY: list[tuple[str, str]] = [
 RUFF_LESSON_ARGS = ["--select", "E,F,W", "--ignore", "E402,E501,E731,F811", "--line-length", "120"]
 
 
-@dataclasses.dataclass
-class Block:
-    """A fenced block: its directive name (or language), argument, options and body lines."""
-
-    line: int  # 1-based line of the opening fence
-    end: int  # 1-based line of the closing fence
-    kind: str
-    argument: str
-    options: dict[str, str]
-    body: list[tuple[int, str]]
-
-
-FENCE = re.compile(r"^(?P<fence>`{3,}|:{3,})(?:\{(?P<directive>[\w-]+)\}|(?P<language>[\w+-]*))\s*(?P<argument>.*)$")
-
-
-def blocks(lines: list[str]) -> list[Block]:
-    """Every fenced block, outermost and nested, with 1-based line numbers."""
-    found: list[Block] = []
-    stack: list[tuple[str, Block]] = []
-    for number, line in enumerate(lines, start=1):
-        stripped = line.strip()
-        if stack and stripped == stack[-1][0]:
-            fence, block = stack.pop()
-            block.end = number
-            found.append(block)
-            continue
-        match = FENCE.match(stripped)
-        if match and (not stack or stack[-1][1].kind not in ("python", "text", "code-cell", "")):
-            kind = match["directive"] or match["language"] or ""
-            stack.append((match["fence"], Block(number, number, kind, match["argument"].strip(), {}, [])))
-            continue
-        if stack:
-            block = stack[-1][1]
-            option = re.match(r"^:([\w-]+):\s*(.*)$", stripped)
-            if option and not block.body and block.kind not in ("python", "text", ""):
-                block.options[option[1]] = option[2]
-            else:
-                block.body.append((number, line))
-    return sorted(found, key=lambda block: block.line)
-
-
 def check_anatomy(lines: list[str]) -> list[Problem]:
     problems = []
     position = 0
@@ -102,7 +61,8 @@ def check_anatomy(lines: list[str]) -> list[Problem]:
         if hit is None:
             anywhere = next((i for i, line in enumerate(lines) if regex.match(line)), None)
             if anywhere is None:
-                problems.append(Problem(min(position + 1, len(lines)), f"missing {what}"))
+                # Located at the last anchor found: the missing part belongs after it.
+                problems.append(Problem(max(position, 1), f"missing {what} after this point"))
             else:
                 problems.append(Problem(anywhere + 1, f"{what} is out of order: it must come after line {position}"))
             continue

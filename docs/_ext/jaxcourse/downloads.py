@@ -15,8 +15,8 @@ import nbformat
 from docutils import nodes
 from sphinx.application import Sphinx
 
-from .checker import blocks
 from .inject import SETUP_TAG, VERDICT_TAG
+from .mdblocks import blocks
 
 DOWNLOADS = "_downloads/lessons"
 HIDDEN_TAGS = {SETUP_TAG, VERDICT_TAG, "remove-cell"}

@@ -1,0 +1,98 @@
+"""The lesson checker: every lesson passes; a broken one gets every problem, located."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+from conftest import LESSON_FILES, ROOT
+from tiny import line_of
+
+CHECKER = [sys.executable, "-m", "jaxcourse.checker"]
+LOCATED = re.compile(r"^(?P<path>\S+\.md):(?P<line>\d+): (?P<message>.+)$", re.M)
+
+
+def check(*paths, cwd=ROOT):
+    env = {"PYTHONPATH": str(ROOT / "docs" / "_ext"), "PATH": "/usr/bin:/bin"}
+    return subprocess.run([*CHECKER, *map(str, paths)], capture_output=True, text=True, cwd=cwd, env=env)
+
+
+def test_every_lesson_passes():
+    result = check()
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"{len(LESSON_FILES)} lessons checked, 0 problems" in result.stderr
+
+
+# Each mutation of transforms-04 breaks one rule; (old text, new text, line marker, expected message).
+MUTATIONS = {
+    "wrong id": ("  id: transforms-04", "  id: transforms-4", "  id: transforms-4", r"'lesson.id' is 'transforms-4'"),
+    "missing minutes": ("  minutes: 55\n", "", "lesson:", r"'lesson.minutes' is missing"),
+    "missing section": ("## Carry forward\n", "## Carried forward\n", "## Diagnose the result", r"missing '## Carry"),
+    "no alt text": (
+        ':alt: Bar chart titled "Compilation preserves the result".',
+        ":width: 500px",
+        "{figure} ../figures/transforms-04.svg",
+        r"figure .* has no :alt: text",
+    ),
+    "solution not executed": (
+        "```{code-cell} ipython3\n# Check that a new value remains",
+        "```python\n# Check that a new value remains",
+        "{solution-start} transforms-04-practice",
+        r"solution of 'transforms-04-practice' has no executed \{code-cell\}",
+    ),
+    "solution shown": (
+        "```{solution-start} transforms-04-challenge\n:class: dropdown\n",
+        "```{solution-start} transforms-04-challenge\n",
+        "{solution-start} transforms-04-challenge",
+        r"must be collapsed",
+    ),
+    "no scaffold": (
+        "```python\n# Exercise solution: Foundation",
+        "```text\n# Exercise solution: Foundation",
+        "{exercise} Foundation",
+        r"'transforms-04-foundation' has no starter scaffold",
+    ),
+    "ruff finding": (
+        "import statistics\n",
+        "import statistics\nimport os\n",
+        "import os",
+        r"ruff F401",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def broken(tmp_path_factory):
+    """transforms-04 with every mutation applied at once, checked in one run."""
+    text = (ROOT / "lessons" / "transforms-04.md").read_text(encoding="utf-8")
+    for old, new, _, _ in MUTATIONS.values():
+        assert old in text, old
+        text = text.replace(old, new, 1)
+    folder = tmp_path_factory.mktemp("checker") / "lessons"
+    folder.mkdir()
+    path = folder / "transforms-04.md"
+    path.write_text(text, encoding="utf-8")
+    return text, check(path, cwd=folder.parent)
+
+
+def test_broken_lesson_fails(broken):
+    assert broken[1].returncode == 1
+
+
+@pytest.mark.parametrize("mutation", sorted(MUTATIONS))
+def test_each_problem_is_reported_with_its_line(broken, mutation):
+    text, result = broken
+    _, _, marker, message = MUTATIONS[mutation]
+    found = [m for m in LOCATED.finditer(result.stdout) if re.search(message, m["message"])]
+    assert found, result.stdout
+    assert found[0]["path"].endswith("lessons/transforms-04.md")
+    assert int(found[0]["line"]) == line_of(text, marker), result.stdout
+
+
+def test_problems_are_counted(broken):
+    _, result = broken
+    count = len(LOCATED.findall(result.stdout))
+    assert count >= len(MUTATIONS)
+    assert f"1 lesson checked, {count} problems" in result.stderr
