@@ -17,7 +17,7 @@ from pathlib import Path
 
 from . import frontmatter
 from .frontmatter import Problem
-from .mdblocks import blocks
+from .mdblocks import Block, blocks
 
 LEVELS = ("Foundation", "Practice", "Challenge")
 
