@@ -110,3 +110,10 @@ def tests(session: nox.Session) -> None:
     check_lessons(session)
     session.run("ruff", *RUFF_ARGS)
     session.run("pytest", *(session.posargs or ["tests"]), env={"PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1"})
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Benchmark builds (fresh, no-change, prose edit, parallel) and write _build/bench.json."""
+    install(session)
+    session.run("python", "tests/benchmark.py", *session.posargs)

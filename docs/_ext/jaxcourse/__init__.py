@@ -7,6 +7,11 @@ Each component lives in its own module:
 - ``runtime``: the kernel-side half (run stamp, verdict, ``save_figure``);
 - ``record`` and ``lessonpage``: turn the executed doctree into the page;
 - ``mathml``: equations rendered at build time, no MathJax;
+- ``accessibility``: markup fixes axe-core asks for;
+- ``downloads``: executed notebook, MyST source and starter notebook per lesson;
+- ``checker``, ``mdblocks``: the lesson checker (``python -m jaxcourse.checker``);
+- ``scheduling``: lessons spread evenly over parallel reading processes;
+- ``sitebuild``: build beside the published site and swap on success;
 - ``directives``, ``report``, ``domain``, ``nodes``: site pages and their data.
 """
 
@@ -17,7 +22,7 @@ from pathlib import Path
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from . import frontmatter, inject, lessonpage, mathml, report
+from . import accessibility, frontmatter, inject, lessonpage, mathml, report, scheduling
 from .directives import ExecutionReport, LessonIndex, RecordedRun
 from .domain import CourseDomain
 from .nodes import PLACEHOLDERS, skip_placeholder
@@ -114,12 +119,15 @@ def setup(app: Sphinx) -> dict:
     app.add_directive("recorded-run", RecordedRun)
     app.add_directive("lesson-index", LessonIndex)
     app.add_directive("execution-report", ExecutionReport)
+    app.connect("env-before-read-docs", scheduling.balance_chunks)
     app.connect("source-read", on_source_read)
     app.connect("doctree-read", lessonpage.on_doctree_read)
     app.connect("env-get-outdated", report.pages_to_reread)
     app.connect("env-get-outdated", lessons_run_in_another_environment)
     app.connect("doctree-resolved", report.on_doctree_resolved)
     app.connect("html-collect-pages", collect_site_pages)
+    # After furo (priority 500) has rendered its navigation tree into the context.
+    app.connect("html-page-context", accessibility.on_html_page_context, priority=600)
     app.connect("builder-inited", add_static_dir)
     app.add_css_file("course.css")
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}

@@ -1,0 +1,420 @@
+"""The built course site, checked in a real browser (headless Chromium through Playwright).
+
+The whole site (conftest's `course_site`) is served from a local http.server, and every
+lesson page plus the home page is loaded to check that it answers 200, logs no errors,
+fetches nothing from another origin, shows its images and run stamp, and passes axe-core
+without serious or critical violations. The transforms-04 page is also used to check the
+interactive parts the site depends on: solution toggles, copy buttons and search.
+
+Without Chromium or Playwright these tests skip, unless CI is set ("true" or "1"), where
+a missing browser is a failure rather than a silent skip.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import http.server
+import os
+import shutil
+import sys
+import threading
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from conftest import LESSON_FILES, ROOT
+
+try:
+    from playwright.sync_api import Error as PlaywrightError
+    from playwright.sync_api import expect, sync_playwright
+except ImportError as error:  # checked (skip or fail) by the `browser` fixture
+    sync_playwright = None
+    PLAYWRIGHT_IMPORT_ERROR = error
+    PlaywrightError = Exception
+else:
+    PLAYWRIGHT_IMPORT_ERROR = None
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-quic",
+    "--disable-sync",
+]
+
+# The pages the site builds from the repository's lessons (their list is checked against
+# the built lessons/*.html by test_every_built_lesson_is_checked), plus the home page.
+LESSON_PAGES = [f"lessons/{path.stem}.html" for path in LESSON_FILES]
+HOME_PAGE = "docs/index.html"
+DOC_PAGES = sorted(f"docs/{path.stem}.html" for path in (ROOT / "docs").glob("*.md"))
+PAGES = [*LESSON_PAGES, *DOC_PAGES, "404.html", "search.html"]
+
+LESSON = "transforms-04"
+LESSON_PAGE = f"lessons/{LESSON}.html"
+SEARCH_TERM = "block_until_ready"
+BLOCKING_IMPACTS = {"serious", "critical"}
+TIMEOUT_MS = 15_000
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
+
+
+def unavailable(reason: str) -> None:
+    """Skip for a missing browser tool, except on CI, where it must be there."""
+    if in_ci():
+        pytest.fail(f"{reason} (CI is set, so this fails instead of skipping)", pytrace=False)
+    pytest.skip(reason)
+
+
+def find_chromium() -> str | None:
+    if Path("/usr/bin/chromium").exists():
+        return "/usr/bin/chromium"
+    return shutil.which("chromium")
+
+
+# ---------------------------------------------------------------------------- fixtures
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):
+        pass
+
+
+class QuietServer(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        # A browser that drops a connection early (favicon, a closed page) is no failure.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+@pytest.fixture(scope="module")
+def server(course_site):
+    """The built site over HTTP on a free local port: yields its base URL ending in '/'."""
+    handler = functools.partial(QuietHandler, directory=str(course_site.outdir))
+    httpd = QuietServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, name="course-site-server", daemon=True)
+    thread.start()
+    host, port = httpd.server_address[:2]
+    try:
+        yield f"http://{host}:{port}/"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if sync_playwright is None:
+        unavailable(f"Playwright is not installed: {PLAYWRIGHT_IMPORT_ERROR}")
+    executable = find_chromium()
+    if executable is None:
+        unavailable("Chromium not found at /usr/bin/chromium or as `chromium` on PATH")
+    playwright = sync_playwright().start()
+    try:
+        chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+    except Exception:
+        playwright.stop()
+        raise
+    try:
+        yield chromium
+    finally:
+        chromium.close()
+        playwright.stop()
+
+
+@pytest.fixture
+def context(browser, server):
+    """A fresh browser context per test, so no state leaks between pages."""
+    ctx = browser.new_context(base_url=server)
+    ctx.set_default_timeout(TIMEOUT_MS)
+    try:
+        yield ctx
+    finally:
+        ctx.close()
+
+
+@dataclasses.dataclass
+class Visit:
+    """One page load, with everything the page requested or reported while loading."""
+
+    page: object
+    response: object
+    origin: str
+    requests: list[str] = dataclasses.field(default_factory=list)
+    console_errors: list[str] = dataclasses.field(default_factory=list)
+    page_errors: list[str] = dataclasses.field(default_factory=list)
+
+    def outside_requests(self) -> list[str]:
+        return [url for url in self.requests if not is_local(url, self.origin)]
+
+
+def origin_of(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def is_local(url: str, origin: str) -> bool:
+    return urlsplit(url).scheme in {"data", "blob"} or origin_of(url) == origin
+
+
+def visit(context, server: str, path: str) -> Visit:
+    """Open `path` of the served site in a new page, recording requests and errors."""
+    page = context.new_page()
+    record = Visit(page=page, response=None, origin=origin_of(server))
+    page.on("request", lambda request: record.requests.append(request.url))
+    page.on(
+        "console",
+        lambda message: (
+            record.console_errors.append(f"{message.text} (at {message.location})") if message.type == "error" else None
+        ),
+    )
+    page.on("pageerror", lambda error: record.page_errors.append(str(error)))
+    record.response = page.goto(server + path, wait_until="load")
+    return record
+
+
+# ------------------------------------------------------------------ every page of the site
+
+
+def test_every_built_lesson_is_checked(course_site):
+    built = sorted(
+        path.relative_to(course_site.outdir).as_posix() for path in course_site.outdir.glob("lessons/*.html")
+    )
+    assert built, "the site built no lesson pages"
+    assert built == sorted(LESSON_PAGES), "the built lessons/*.html differ from the repository's lessons/*.md"
+    assert (course_site.outdir / HOME_PAGE).is_file()
+
+
+def test_root_redirects_to_home(context, server):
+    page = context.new_page()
+    page.goto(server + "index.html")
+    page.wait_for_url(server + HOME_PAGE)
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_page_answers_200(context, server, path):
+    record = visit(context, server, path)
+    assert record.response is not None, f"no response for {path}"
+    assert record.response.status == 200, f"{path}: HTTP {record.response.status}"
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_page_logs_no_errors(context, server, path):
+    record = visit(context, server, path)
+    problems = [f"console error: {text}" for text in record.console_errors]
+    problems += [f"page error: {text}" for text in record.page_errors]
+    assert not problems, f"{path} reported errors:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_page_requests_nothing_outside_the_site(context, server, path):
+    record = visit(context, server, path)
+    record.page.wait_for_load_state("networkidle")  # late requests (fonts, deferred scripts) too
+    outside = record.outside_requests()
+    assert record.requests, f"{path}: no requests recorded at all"
+    assert not outside, f"{path} requested {len(outside)} outside URL(s):\n" + "\n".join(outside)
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_page_images_load(context, server, path):
+    record = visit(context, server, path)
+    broken = record.page.evaluate(
+        """async () => {
+            const images = Array.from(document.images);
+            // Lazy images below the fold load only when asked for; ask, then wait for each.
+            images.forEach((img) => { img.loading = "eager"; });
+            await Promise.all(images.map((img) => img.decode().catch(() => null)));
+            return images
+                .filter((img) => !(img.complete && img.naturalWidth > 0 && img.naturalHeight > 0))
+                .map((img) => `${img.currentSrc || img.getAttribute("src")} `
+                    + `(${img.naturalWidth}x${img.naturalHeight}, complete=${img.complete})`);
+        }"""
+    )
+    assert not broken, f"{path} has images that did not load:\n" + "\n".join(broken)
+
+
+@pytest.mark.parametrize("path", LESSON_PAGES)
+def test_lesson_shows_run_stamp(context, server, path):
+    record = visit(context, server, path)
+    stamp = record.page.locator(".lesson-header .run-stamp")
+    expect(stamp).to_have_count(1)
+    expect(stamp).to_be_visible()
+    expect(stamp).not_to_have_text("")
+
+
+def format_violation(violation: dict, targets: int = 3) -> str:
+    selectors = [", ".join(map(str, node.get("target", []))) for node in violation.get("nodes", [])]
+    shown = "; ".join(selectors[:targets]) + (
+        f"; ... {len(selectors) - targets} more" if len(selectors) > targets else ""
+    )
+    return f"{violation['id']} [{violation.get('impact')}] {violation.get('help')} ({len(selectors)} node(s): {shown})"
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_page_has_no_serious_accessibility_violations(context, server, path):
+    from axe_playwright_python.sync_playwright import Axe
+
+    record = visit(context, server, path)
+    results = Axe().run(record.page)
+    violations = [v for v in results.response["violations"] if v.get("impact") in BLOCKING_IMPACTS]
+    if violations:
+        pytest.fail(f"axe-core on {path}:\n" + "\n".join(map(format_violation, violations)), pytrace=False)
+
+
+# --------------------------------------------------------------- interactive parts (transforms-04)
+
+
+def solution_parts(page, index: int):
+    """The index-th reference solution, its toggle button and its first hidden part."""
+    solutions = page.locator("div.solution.dropdown")
+    expect(solutions.first).to_be_attached()
+    solution = solutions.nth(index)
+    button = solution.locator("button.toggle-button")
+    expect(button).to_have_count(1)  # added by sphinx-togglebutton's script
+    content = solution.locator(":scope > :not(.admonition-title)").first
+    return solution, button, content
+
+
+def test_solution_is_hidden_then_opens_on_click(context, server):
+    page = visit(context, server, LESSON_PAGE).page
+    solution, button, content = solution_parts(page, 0)
+    expect(content).to_be_hidden()
+    expect(button).to_have_attribute("aria-expanded", "false")
+    button.click()
+    expect(content).to_be_visible()
+    expect(button).to_have_attribute("aria-expanded", "true")
+    expect(solution).not_to_have_class("toggle-hidden")
+    button.click()
+    expect(content).to_be_hidden()
+
+
+@pytest.mark.parametrize("key", ["Enter", "Space"])
+def test_solution_opens_with_keyboard(context, server, key):
+    page = visit(context, server, LESSON_PAGE).page
+    _, button, content = solution_parts(page, 0)
+    expect(content).to_be_hidden()
+    button.focus()
+    expect(button).to_be_focused()
+    page.keyboard.press(key)
+    expect(content).to_be_visible()
+    expect(button).to_have_attribute("aria-expanded", "true")
+
+
+def test_copy_button_copies_exactly_the_cell_code(browser, server):
+    ctx = browser.new_context(base_url=server)
+    ctx.set_default_timeout(TIMEOUT_MS)
+    try:
+        ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin_of(server))
+        page = visit(ctx, server, LESSON_PAGE).page
+        cell = page.locator("div.cell_input").filter(has=page.locator("button.copybtn")).first
+        pre = cell.locator("pre").first
+        expected = pre.evaluate("(pre) => pre.textContent")
+        expected = expected.removesuffix("\n")  # the one the button drops
+        assert expected.strip(), "the first input cell has no code"
+        page.evaluate("() => navigator.clipboard.writeText('')")  # no earlier content can pass
+        cell.hover()  # as a reader would: sphinx-copybutton fades the button in on hover
+        cell.locator("button.copybtn").first.click()
+        expect(cell.locator("button.copybtn").first).to_have_attribute("data-tooltip", "Copied!")
+        copied = page.evaluate("() => navigator.clipboard.readText()")
+        assert copied == expected
+        assert not copied.lstrip().startswith((">>>", "In [")), "prompts were copied"
+    finally:
+        ctx.close()
+
+
+def test_outputs_have_no_copy_button(context, server):
+    page = visit(context, server, LESSON_PAGE).page
+    expect(page.locator("div.cell_input button.copybtn").first).to_be_attached()
+    outputs = page.locator("div.cell_output")
+    assert outputs.count() > 0, f"{LESSON_PAGE} has no cell outputs to check"
+    expect(page.locator("div.cell_output button.copybtn")).to_have_count(0)
+
+
+def test_search_finds_the_lesson(context, server):
+    record = visit(context, server, f"search.html?q={SEARCH_TERM}")
+    page = record.page
+    results = page.locator("ul.search li")
+    expect(results.first).to_be_visible()
+    # Results are appended one by one; Sphinx writes this summary once the last is shown.
+    expect(page.locator("#search-results p.search-summary")).to_contain_text("Search finished")
+    targets = page.locator("ul.search li a").evaluate_all("(links) => links.map((a) => a.href)")
+    paths = [urlsplit(url).path for url in targets]
+    assert "/" + LESSON_PAGE in paths, f"search for {SEARCH_TERM!r} did not find {LESSON_PAGE}: {targets}"
+    assert not record.page_errors, record.page_errors
+    assert not record.outside_requests(), record.outside_requests()
+
+
+# ----------------------------------------------------------------------------- page weight
+
+
+@dataclasses.dataclass
+class PageWeight:
+    path: str
+    requests: int
+    bytes: int
+    by_type: dict[str, tuple[int, int]]  # resource type -> (requests, bytes)
+
+    def __str__(self) -> str:
+        parts = ", ".join(f"{kind} {count} / {size:,} B" for kind, (count, size) in sorted(self.by_type.items()))
+        return f"{self.path}: {self.requests} requests, {self.bytes:,} bytes ({self.bytes / 1024:.1f} KiB); {parts}"
+
+
+def measure_page_weight(context, server: str, path: str = LESSON_PAGE) -> PageWeight:
+    """Every request a fresh page makes until the network is idle, and its bodies' sizes."""
+    page = context.new_page()
+    requests = []
+    page.on("request", lambda request: requests.append(request))
+    page.goto(server + path, wait_until="load")
+    page.wait_for_load_state("networkidle")
+    total = 0
+    by_type: dict[str, tuple[int, int]] = {}
+    for request in requests:
+        size = 0
+        response = request.response()
+        if response is not None and not (300 <= response.status < 400):
+            try:
+                size = len(response.body())
+            except PlaywrightError:  # e.g. a body the browser did not keep
+                size = 0
+        total += size
+        count, kind_size = by_type.get(request.resource_type, (0, 0))
+        by_type[request.resource_type] = (count + 1, kind_size + size)
+    page.close()
+    return PageWeight(path=path, requests=len(requests), bytes=total, by_type=by_type)
+
+
+def test_report_page_weight(context, server):
+    weight = measure_page_weight(context, server, LESSON_PAGE)
+    print(f"\nPage weight of {weight}")
+    assert weight.requests > 0
+    assert weight.bytes > 0
+
+
+# ------------------------------------------------------------------------------ dark mode
+
+
+def test_dark_mode_lesson_is_readable(browser, server):
+    """furo follows the reader's colour scheme; text, stamp and figures stay readable in dark mode."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    ctx = browser.new_context(base_url=server, color_scheme="dark")
+    try:
+        page = visit(ctx, server, LESSON_PAGE).page
+        background = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
+        channels = [int(value) for value in background[background.index("(") + 1 : -1].split(",")[:3]]
+        assert sum(channels) / 3 < 80, f"the page is not in dark mode: body background {background}"
+        figure = page.locator("figure img").first
+        expect(figure).to_be_visible()
+        assert figure.evaluate("(img) => getComputedStyle(img).backgroundColor") == "rgb(255, 255, 255)"
+        results = Axe().run(page)
+        violations = [v for v in results.response["violations"] if v.get("impact") in BLOCKING_IMPACTS]
+        assert not violations, "\n".join(map(format_violation, violations))
+    finally:
+        ctx.close()
