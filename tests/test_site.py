@@ -258,3 +258,27 @@ def test_execution_report_has_a_passing_row_per_lesson(course_site):
         ran = datetime.datetime.fromisoformat(ran_at).timestamp()
         assert int(course_site.started) <= ran <= course_site.finished
         assert method == "force"
+
+
+def test_each_lesson_links_to_the_previous_and_next_lesson(course_site):
+    ordered = [
+        path.stem for path in sorted(LESSON_FILES, key=lambda p: (front_matter(p)["phase"], front_matter(p)["order"]))
+    ]
+    for index, lesson_id in enumerate(ordered):
+        page = course_site.html(f"lessons/{lesson_id}.html")
+        previous = page.select_one("a.prev-page")["href"]
+        following = page.select_one("a.next-page")
+        if index > 0:
+            assert previous == f"{ordered[index - 1]}.html"
+        else:
+            assert previous == "../docs/index.html"
+        if index + 1 < len(ordered):
+            assert following["href"] == f"{ordered[index + 1]}.html"
+
+
+def test_home_page_shows_minutes_and_device_of_each_lesson(course_site):
+    home = course_site.html("docs/index.html")
+    items = {item.select_one("a").get_text(strip=True): item.get_text(" ", strip=True) for item in home.select(".lesson-list li")}
+    for path in LESSON_FILES:
+        meta = front_matter(path)
+        assert f"about {meta['minutes']} minutes · {meta['device']}" in items[meta["title"]]

@@ -84,6 +84,8 @@ def check_exercises(all_blocks: list[Block], lesson_id: str) -> list[Problem]:
         label = exercise.options.get("label")
         if exercise.argument not in LEVELS:
             problems.append(Problem(exercise.line, f"exercise title must be one of {', '.join(LEVELS)}"))
+        if "nonumber" not in exercise.options:
+            problems.append(Problem(exercise.line, "exercise needs ':nonumber:': exercises are named by level"))
         if not label:
             problems.append(
                 Problem(exercise.line, f"exercise has no :label: (use {lesson_id}-{exercise.argument.lower()})")
