@@ -12,7 +12,10 @@ from tiny import code_cell, lesson, line_of
 def publish(srcdir, site):
     return subprocess.run(
         [sys.executable, "-m", "jaxcourse.sitebuild", str(site)],
-        cwd=srcdir, capture_output=True, text=True, env={"PYTHONPATH": str(ROOT / "docs" / "_ext"), "PATH": "/usr/bin:/bin"},
+        cwd=srcdir,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(ROOT / "docs" / "_ext"), "PATH": "/usr/bin:/bin"},
     )
 
 
@@ -35,5 +38,6 @@ def test_failed_build_keeps_the_last_good_site(tmp_path):
     assert not (tmp_path / "_build" / "html.old").exists()
     summary = second.stderr[second.stderr.index("BUILD FAILED") :]
     assert f"the last good site in {site} was kept" in summary
-    assert f"kept-lesson.md:{line_of(bad, 'assert False')}: ERROR: cell failed: AssertionError: broken on purpose" in summary
+    located = f"kept-lesson.md:{line_of(bad, 'assert False')}: ERROR: cell failed: AssertionError: broken on purpose"
+    assert located in summary
     assert (tmp_path / "_build" / "html.new" / "lessons" / "kept-lesson.html").exists()  # the failed build, to inspect

@@ -278,7 +278,10 @@ def test_each_lesson_links_to_the_previous_and_next_lesson(course_site):
 
 def test_home_page_shows_minutes_and_device_of_each_lesson(course_site):
     home = course_site.html("docs/index.html")
-    items = {item.select_one("a").get_text(strip=True): item.get_text(" ", strip=True) for item in home.select(".lesson-list li")}
+    items = {
+        item.select_one("a").get_text(strip=True): item.get_text(" ", strip=True)
+        for item in home.select(".lesson-list li")
+    }
     for path in LESSON_FILES:
         meta = front_matter(path)
         assert f"about {meta['minutes']} minutes · {meta['device']}" in items[meta["title"]]
