@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 from pathlib import Path
@@ -63,7 +64,12 @@ def lesson(session: nox.Session) -> None:
     elapsed = time.perf_counter() - started
     if not ok:
         session.error(f"{lesson_id} failed after {elapsed:.1f} s")
-    session.log(f"{lesson_id} built in {elapsed:.1f} s: {site / 'lessons' / (lesson_id + '.html')}")
+    record = json.loads((site / "execution.json").read_text(encoding="utf-8"))[lesson_id]
+    session.log(
+        f"{lesson_id}: its cells ran in {record['runtime_seconds']:.1f} s in the run of {record['stamp']['started']} "
+        f"(reused while its code and the environment are unchanged); the build took {elapsed:.1f} s."
+    )
+    session.log(f"Page: {site / 'lessons' / (lesson_id + '.html')}")
 
 
 @nox.session

@@ -285,3 +285,10 @@ def test_home_page_shows_minutes_and_device_of_each_lesson(course_site):
     for path in LESSON_FILES:
         meta = front_matter(path)
         assert f"about {meta['minutes']} minutes · {meta['device']}" in items[meta["title"]]
+
+
+def test_execution_json_matches_the_report(course_site):
+    data = json.loads((course_site.outdir / "execution.json").read_text(encoding="utf-8"))
+    assert sorted(data) == sorted(path.stem for path in LESSON_FILES)
+    for lesson_id, row in data.items():
+        assert row["succeeded"] and row["runtime_seconds"] > 0 and row["stamp"]["lesson"] == lesson_id

@@ -98,8 +98,11 @@ def collect_site_pages(app: Sphinx):
     yield "404", {"home": f"{base}/{home}" if base else home}, "404.html"
 
 
-def add_static_dir(app: Sphinx) -> None:
-    app.config.html_static_path.append(str(Path(__file__).parent / "static"))
+def add_static_dir(app: Sphinx, config) -> None:
+    # At config-inited, so the pickled and the fresh configuration agree on rebuilds.
+    static = str(Path(__file__).parent / "static")
+    if static not in config.html_static_path:
+        config.html_static_path.append(static)
 
 
 def setup(app: Sphinx) -> dict:
@@ -125,9 +128,10 @@ def setup(app: Sphinx) -> dict:
     app.connect("env-get-outdated", report.pages_to_reread)
     app.connect("env-get-outdated", lessons_run_in_another_environment)
     app.connect("doctree-resolved", report.on_doctree_resolved)
+    app.connect("build-finished", report.write_json)
     app.connect("html-collect-pages", collect_site_pages)
     # After furo (priority 500) has rendered its navigation tree into the context.
     app.connect("html-page-context", accessibility.on_html_page_context, priority=600)
-    app.connect("builder-inited", add_static_dir)
+    app.connect("config-inited", add_static_dir)
     app.add_css_file("course.css")
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from docutils import nodes
 from sphinx.application import Sphinx
 
@@ -63,3 +66,21 @@ def _table(app: Sphinx, fromdocname: str, lessons: list[tuple[str, dict]]) -> no
         body += row
     group += body
     return table
+
+
+def write_json(app: Sphinx, exception: Exception | None) -> None:
+    """The same report as data, for nox sessions and the benchmark: <outdir>/execution.json."""
+    if exception is not None or app.builder.format != "html":
+        return
+    lessons = app.env.get_domain("course").lessons
+    rows = {
+        record["meta"]["id"]: {
+            "docname": docname,
+            "succeeded": record["succeeded"],
+            "runtime_seconds": record["runtime"],
+            "method": record["method"],
+            "stamp": record["stamp"],
+        }
+        for docname, record in sorted(lessons.items())
+    }
+    Path(app.outdir, "execution.json").write_text(json.dumps(rows, indent=2), encoding="utf-8")
