@@ -54,6 +54,12 @@ MUTATIONS = {
         "{exercise} Foundation",
         r"'transforms-04-foundation' has no starter scaffold",
     ),
+    "reference elsewhere": (
+        "- [JAX: benchmarking](https://docs.jax.dev/en/latest/benchmarking.html)",
+        "- [A blog on benchmarking](https://example.com/benchmarking.html)",
+        "https://example.com/benchmarking.html",
+        r"primary reference https://example.com/benchmarking.html is not a docs.jax.dev page",
+    ),
     "ruff finding": (
         "import statistics\n",
         "import statistics\nimport os\n",

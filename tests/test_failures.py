@@ -55,6 +55,11 @@ CASES = {
         "no-such-label",
         r"undefined label: 'no-such-label'",
     ),
+    "bad-math": (
+        lesson("bad-math", code_cell("print(1)") + "\nThe loss is $\\lossfunction(w)$ here.\n"),
+        "lossfunction",
+        r"cannot render math .*unknown LaTeX command \\lossfunction",
+    ),
     "missing-figure": (
         lesson(
             "missing-figure",

@@ -20,6 +20,7 @@ from .frontmatter import Problem
 from .mdblocks import Block, blocks
 
 LEVELS = ("Foundation", "Practice", "Challenge")
+REFERENCE_SITE = "https://docs.jax.dev/"
 
 # The anatomy every lesson follows, in order: (pattern matched against a line, what it is).
 ANATOMY: list[tuple[str, str]] = [
@@ -135,6 +136,22 @@ def check_figures(lines: list[str], all_blocks: list[Block], lesson_id: str) -> 
     return problems
 
 
+def check_references(lines: list[str]) -> list[Problem]:
+    """'## Primary references' links JAX's own documentation, and only that."""
+    start = next((i for i, line in enumerate(lines) if line.strip() == "## Primary references"), None)
+    if start is None:
+        return []  # reported by check_anatomy
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    links = [(i + 1, url) for i in range(start, end) for url in re.findall(r"\]\((\S+?)\)", lines[i])]
+    if not links:
+        return [Problem(start + 1, "'## Primary references' lists no links")]
+    return [
+        Problem(number, f"primary reference {url} is not a docs.jax.dev page")
+        for number, url in links
+        if not url.startswith(REFERENCE_SITE)
+    ]
+
+
 def check_lesson(path: Path) -> list[Problem]:
     """Every problem in one lesson file except ruff's."""
     text = path.read_text(encoding="utf-8")
@@ -152,6 +169,7 @@ def check_lesson(path: Path) -> list[Problem]:
     problems += check_anatomy(body)
     problems += check_exercises(all_blocks, lesson_id)
     problems += check_figures(body, all_blocks, lesson_id)
+    problems += check_references(body)
     return problems
 
 
