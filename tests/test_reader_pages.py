@@ -37,6 +37,7 @@ def test_executed_notebook_holds_this_builds_outputs_and_no_build_cells(course_s
     transcript = page.select_one(".recorded-transcript pre").get_text()
     assert transcript == printed + f"PASS: {lesson_id}\n"
     assert not any("jaxcourse" in cell.source or "save_figure" in cell.source for cell in notebook.cells)
+    assert notebook.metadata.kernelspec.name == "python3"  # the reader's kernel, not the build's
 
 
 @pytest.mark.parametrize("lesson_id", LESSON_IDS)

@@ -292,3 +292,8 @@ def test_execution_json_matches_the_report(course_site):
     assert sorted(data) == sorted(path.stem for path in LESSON_FILES)
     for lesson_id, row in data.items():
         assert row["succeeded"] and row["runtime_seconds"] > 0 and row["stamp"]["lesson"] == lesson_id
+
+
+def test_a_passing_build_prints_nothing(course_site):
+    # -q leaves only warnings and errors; kernels log errors only (kernels/jaxcourse).
+    assert course_site.output.strip() == ""

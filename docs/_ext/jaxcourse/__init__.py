@@ -17,6 +17,8 @@ Each component lives in its own module:
 
 from __future__ import annotations
 
+import logging as stdlib_logging
+import os
 from pathlib import Path
 
 from sphinx.application import Sphinx
@@ -98,6 +100,19 @@ def collect_site_pages(app: Sphinx):
     yield "404", {"home": f"{base}/{home}" if base else home}, "404.html"
 
 
+def use_course_kernel(app: Sphinx, config) -> None:
+    """Run lessons written for 'python3' in the course's kernel spec (kernels/jaxcourse).
+
+    It is ipykernel with JAX_PLATFORMS=cpu and only error-level kernel logs, so
+    a build prints no per-kernel transport warning. Kernels inherit JUPYTER_PATH.
+    """
+    kernels = str(Path(__file__).parent)
+    paths = os.environ.get("JUPYTER_PATH", "").split(os.pathsep)
+    if kernels not in paths:
+        os.environ["JUPYTER_PATH"] = os.pathsep.join([kernels, *filter(None, paths)])
+    config.nb_kernel_rgx_aliases = {"python3": "jaxcourse", **config.nb_kernel_rgx_aliases}
+
+
 def add_static_dir(app: Sphinx, config) -> None:
     # At config-inited, so the pickled and the fresh configuration agree on rebuilds.
     static = str(Path(__file__).parent / "static")
@@ -106,6 +121,9 @@ def add_static_dir(app: Sphinx, config) -> None:
 
 
 def setup(app: Sphinx) -> dict:
+    # accessible-pygments (imported by furo) configures the root logger at INFO on import,
+    # which makes nbclient print a timestamped line per kernel; keep its warnings only.
+    stdlib_logging.getLogger("traitlets").setLevel(stdlib_logging.WARNING)
     for name, (default, rebuild, kind, description) in OPTIONS.items():
         app.add_config_value(name, default, rebuild, types=[kind], description=description)
     for node in PLACEHOLDERS:
@@ -133,5 +151,6 @@ def setup(app: Sphinx) -> dict:
     # After furo (priority 500) has rendered its navigation tree into the context.
     app.connect("html-page-context", accessibility.on_html_page_context, priority=600)
     app.connect("config-inited", add_static_dir)
+    app.connect("config-inited", use_course_kernel)
     app.add_css_file("course.css")
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}

@@ -20,6 +20,8 @@ from .mdblocks import blocks
 
 DOWNLOADS = "_downloads/lessons"
 HIDDEN_TAGS = {SETUP_TAG, VERDICT_TAG, "remove-cell"}
+# Downloads run in the reader's own Python 3 kernel, not the build's (kernels/jaxcourse).
+KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
 
 
 def _tags(cell) -> set[str]:
@@ -28,7 +30,7 @@ def _tags(cell) -> set[str]:
 
 def executed_notebook(executed: nbformat.NotebookNode, merged_streams: bool) -> nbformat.NotebookNode:
     """This build's notebook without the build's hidden cells."""
-    notebook = nbformat.v4.new_notebook(metadata={"kernelspec": executed.metadata.get("kernelspec", {})})
+    notebook = nbformat.v4.new_notebook(metadata={"kernelspec": KERNELSPEC})
     notebook.cells = [cell for cell in executed.cells if not (_tags(cell) & HIDDEN_TAGS)]
     if merged_streams:
         # myst-nb's nb_merge_streams appends later stream text to a cell's first stream
@@ -91,7 +93,7 @@ def starter_notebook(executed: nbformat.NotebookNode, source: str, title: str) -
         )
         if scaffold is not None:
             cells.append(nbformat.v4.new_code_cell("\n".join(text for _, text in scaffold.body)))
-    return nbformat.v4.new_notebook(cells=cells, metadata={"kernelspec": executed.metadata.get("kernelspec", {})})
+    return nbformat.v4.new_notebook(cells=cells, metadata={"kernelspec": KERNELSPEC})
 
 
 def write_downloads(app: Sphinx, docname: str, source_path: Path, title: str) -> list[tuple[str, str]] | None:
