@@ -2,6 +2,7 @@
 
 Each component lives in its own module:
 
+- ``options``: the ``course_*`` settings, declared once and checked early;
 - ``frontmatter``: lesson metadata, shared with the lesson checker;
 - ``inject``: hidden setup/verdict cells added at ``source-read``;
 - ``runtime``: the kernel-side half (run stamp, verdict, ``save_figure``);
@@ -24,7 +25,7 @@ from pathlib import Path
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from . import accessibility, frontmatter, inject, lessonpage, mathml, report, scheduling
+from . import accessibility, frontmatter, inject, lessonpage, mathml, options, report, scheduling
 from .directives import ExecutionReport, LessonIndex, RecordedRun
 from .domain import CourseDomain
 from .nodes import PLACEHOLDERS, skip_placeholder
@@ -32,23 +33,6 @@ from .nodes import PLACEHOLDERS, skip_placeholder
 __version__ = "0.1.0"
 
 logger = logging.getLogger(__name__)
-
-#: Options, each declared once: name -> (default, rebuild, types, help).
-OPTIONS = {
-    "course_lessons_dir": (
-        "lessons",
-        "env",
-        str,
-        "Folder, relative to the source dir, holding one <id>.md per lesson.",
-    ),
-    "course_environment_files": (
-        ["requirements.txt"],
-        "env",
-        list,
-        "Files whose content, with the installed packages, keys the execution cache.",
-    ),
-    "course_figures_dir": ("figures", "env", str, "Folder, relative to the source dir, where lessons write <id>.svg."),
-}
 
 
 def on_source_read(app: Sphinx, docname: str, source: list[str]) -> None:
@@ -106,10 +90,10 @@ def use_course_kernel(app: Sphinx, config) -> None:
     It is ipykernel with JAX_PLATFORMS=cpu and only error-level kernel logs, so
     a build prints no per-kernel transport warning. Kernels inherit JUPYTER_PATH.
     """
-    kernels = str(Path(__file__).parent)
+    data_dir = str(Path(__file__).parent)  # Jupyter looks for <data dir>/kernels/<name>/kernel.json
     paths = os.environ.get("JUPYTER_PATH", "").split(os.pathsep)
-    if kernels not in paths:
-        os.environ["JUPYTER_PATH"] = os.pathsep.join([kernels, *filter(None, paths)])
+    if data_dir not in paths:
+        os.environ["JUPYTER_PATH"] = os.pathsep.join([data_dir, *filter(None, paths)])
     config.nb_kernel_rgx_aliases = {"python3": "jaxcourse", **config.nb_kernel_rgx_aliases}
 
 
@@ -124,8 +108,7 @@ def setup(app: Sphinx) -> dict:
     # accessible-pygments (imported by furo) configures the root logger at INFO on import,
     # which makes nbclient print a timestamped line per kernel; keep its warnings only.
     stdlib_logging.getLogger("traitlets").setLevel(stdlib_logging.WARNING)
-    for name, (default, rebuild, kind, description) in OPTIONS.items():
-        app.add_config_value(name, default, rebuild, types=[kind], description=description)
+    options.register(app)
     for node in PLACEHOLDERS:
         app.add_node(
             node,
@@ -150,6 +133,7 @@ def setup(app: Sphinx) -> dict:
     app.connect("html-collect-pages", collect_site_pages)
     # After furo (priority 500) has rendered its navigation tree into the context.
     app.connect("html-page-context", accessibility.on_html_page_context, priority=600)
+    app.connect("config-inited", options.check)
     app.connect("config-inited", add_static_dir)
     app.connect("config-inited", use_course_kernel)
     app.add_css_file("course.css")

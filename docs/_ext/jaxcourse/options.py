@@ -1,0 +1,52 @@
+"""The extension's settings, each declared once, checked as soon as conf.py is read."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+from sphinx.application import Sphinx
+from sphinx.errors import ConfigError
+
+PREFIX = "course_"
+
+#: name -> (default, what a change rebuilds, type, help)
+OPTIONS: dict[str, tuple[object, str, type, str]] = {
+    "course_lessons_dir": (
+        "lessons",
+        "env",
+        str,
+        "Folder, relative to the source dir, holding one <id>.md per lesson.",
+    ),
+    "course_figures_dir": ("figures", "env", str, "Folder, relative to the source dir, where lessons write <id>.svg."),
+    "course_environment_files": (
+        ["requirements.txt"],
+        "env",
+        list,
+        "Files whose content, with the installed packages, keys the execution cache.",
+    ),
+}
+
+
+def register(app: Sphinx) -> None:
+    for name, (default, rebuild, kind, description) in OPTIONS.items():
+        app.add_config_value(name, default, rebuild, types=[kind], description=description)
+
+
+def _did_you_mean(word: str, choices) -> str:
+    matches = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"; did you mean {matches[0]!r}?" if matches else ""
+
+
+def check(app: Sphinx, config) -> None:
+    """Fail early on a misspelt course_* setting or a lessons folder that is not there."""
+    for name in sorted(config._raw_config):
+        if name.startswith(PREFIX) and name not in OPTIONS:
+            raise ConfigError(f"unknown setting {name!r} in conf.py{_did_you_mean(name, OPTIONS)}")
+    lessons = Path(app.srcdir, config.course_lessons_dir)
+    if not lessons.is_dir():
+        folders = [path.name for path in Path(app.srcdir).iterdir() if path.is_dir()]
+        raise ConfigError(
+            f"course_lessons_dir {config.course_lessons_dir!r} is not a folder of {app.srcdir}"
+            f"{_did_you_mean(config.course_lessons_dir, folders)}"
+        )
