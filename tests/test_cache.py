@@ -35,7 +35,7 @@ def rebuild(srcdir):
 def kernels_started(result):
     runs = json.loads((result.outdir / "execution.json").read_text(encoding="utf-8"))
     started = [datetime.datetime.fromisoformat(run["stamp"]["started"]).timestamp() for run in runs.values()]
-    return sum(moment >= int(result.started) for moment in started)
+    return sum(moment >= result.started for moment in started)
 
 
 def edit(path, old, new):

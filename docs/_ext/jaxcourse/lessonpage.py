@@ -132,6 +132,12 @@ def _stamp_time(stamp: dict) -> str:
     return started.astimezone(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
+def stamp_iso(stamp: dict) -> str:
+    """The run's start to the second, as ISO 8601 (the kernel records microseconds)."""
+    started = datetime.datetime.fromisoformat(stamp["started"])
+    return started.astimezone(datetime.UTC).isoformat(timespec="seconds")
+
+
 def _insert_header(
     doctree: nodes.document, lesson: dict, stamp: dict | None, download_links: nodes.Node | None
 ) -> None:
@@ -164,7 +170,7 @@ def _fill_recorded_runs(doctree: nodes.document, kernel: record.KernelRecord, su
             stamp = kernel.stamp
             summary = nodes.paragraph(
                 "",
-                f"{stamp['backend'].upper()} run: {stamp['started']}. JAX {stamp['jax']}.",
+                f"{stamp['backend'].upper()} run: {stamp_iso(stamp)}. JAX {stamp['jax']}.",
                 classes=["recorded-stamp"],
             )
             transcript = "".join(kernel.transcript)

@@ -19,6 +19,12 @@ OPTIONS: dict[str, tuple[object, str, type, str]] = {
         "Folder, relative to the source dir, holding one <id>.md per lesson.",
     ),
     "course_figures_dir": ("figures", "env", str, "Folder, relative to the source dir, where lessons write <id>.svg."),
+    "course_runtime_hints": (
+        "_build/html/execution.json",
+        "env",
+        str,
+        "A previous build's execution.json; its run times balance lessons over parallel processes.",
+    ),
     "course_environment_files": (
         ["requirements.txt"],
         "env",

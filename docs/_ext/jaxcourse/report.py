@@ -8,6 +8,7 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.application import Sphinx
 
+from .lessonpage import stamp_iso
 from .nodes import execution_report
 
 COLUMNS = ("Lesson", "Status", "Run time (s)", "JAX", "Run at (UTC)", "Method")
@@ -58,7 +59,7 @@ def _table(app: Sphinx, fromdocname: str, lessons: list[tuple[str, dict]]) -> no
                 nodes.Text(status),
                 nodes.Text(runtime),
                 nodes.Text(stamp.get("jax", "–")),
-                nodes.Text(stamp.get("started", "–")),
+                nodes.Text(stamp_iso(stamp) if stamp else "–"),
                 nodes.Text(lesson["method"] or "–"),
             ]
         )

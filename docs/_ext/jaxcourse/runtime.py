@@ -132,4 +132,4 @@ def _publish(record: dict) -> None:
 
 
 def _utc_now() -> str:
-    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="microseconds")
