@@ -30,19 +30,20 @@ class ExecutionReport(SphinxDirective):
         return [execution_report()]
 
 
-def lesson_catalogue(srcdir: Path, lessons_dir: str) -> tuple[list[dict], list[tuple[Path, frontmatter.Problem]]]:
-    """Front matter of every lesson file, sorted by phase then order, plus any problems."""
-    lessons, problems = [], []
+def lesson_catalogue(srcdir: Path, lessons_dir: str) -> list[dict]:
+    """Front matter of every valid lesson file, sorted by phase then order.
+
+    Invalid lessons are left out here: their own build reports them, once.
+    """
+    lessons = []
     for path in sorted(Path(srcdir, lessons_dir).glob("*.md")):
         if path.name.startswith("_"):
             continue
-        front, found = frontmatter.read_lesson(path)
-        if found:
-            problems.extend((path, problem) for problem in found)
-            continue
-        lessons.append({**front.lesson, "docname": f"{lessons_dir}/{path.stem}", "path": path})
+        front, problems = frontmatter.read_lesson(path)
+        if not problems:
+            lessons.append({**front.lesson, "docname": f"{lessons_dir}/{path.stem}", "path": path})
     lessons.sort(key=lambda lesson: (lesson["phase"], lesson["order"], lesson["id"]))
-    return lessons, problems
+    return lessons
 
 
 class LessonIndex(SphinxDirective):
@@ -50,10 +51,9 @@ class LessonIndex(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         lessons_dir = self.config.course_lessons_dir.strip("/")
-        lessons, _problems = lesson_catalogue(Path(self.env.srcdir), lessons_dir)
+        lessons = lesson_catalogue(Path(self.env.srcdir), lessons_dir)
         # Only lessons in this build (nox -s lesson builds one).
         lessons = [lesson for lesson in lessons if lesson["docname"] in self.env.found_docs]
-        # Malformed lessons are reported once, by the lesson's own build.
         self.env.note_dependency(str(Path(self.env.srcdir, lessons_dir)))
         result: list[nodes.Node] = []
         phases: dict[int, list[dict]] = {}

@@ -8,6 +8,7 @@ Sphinx, so the checker stays fast.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from pathlib import Path
 
 import yaml
@@ -104,7 +105,7 @@ def validate(front: FrontMatter, path: Path) -> list[Problem]:
         problems.append(Problem(front.line_of("lesson"), "front matter lacks the 'lesson:' mapping"))
         return problems
     unknown = sorted(set(lesson) - set(LESSON_KEYS))
-    misspelt = {_closest(key, LESSON_KEYS) for key in unknown}
+    misspelt = {closest(key, LESSON_KEYS) for key in unknown}
     for key, (kind, meaning) in LESSON_KEYS.items():
         line = front.line_of(f"lesson.{key}")
         if key not in lesson:
@@ -113,7 +114,7 @@ def validate(front: FrontMatter, path: Path) -> list[Problem]:
         elif not isinstance(lesson[key], kind) or isinstance(lesson[key], bool):
             problems.append(Problem(line, f"'lesson.{key}' must be {kind.__name__}, got {lesson[key]!r}: {meaning}"))
     for key in unknown:
-        hint = _closest(key, LESSON_KEYS)
+        hint = closest(key, LESSON_KEYS)
         suggestion = f"; did you mean '{hint}'?" if hint else ""
         problems.append(Problem(front.line_of(f"lesson.{key}"), f"unknown key 'lesson.{key}'{suggestion}"))
     if isinstance(lesson.get("id"), str) and lesson["id"] != path.stem:
@@ -129,9 +130,8 @@ def validate(front: FrontMatter, path: Path) -> list[Problem]:
     return problems
 
 
-def _closest(word: str, choices) -> str | None:
-    import difflib
-
+def closest(word: str, choices) -> str | None:
+    """The choice most like `word`, for "did you mean" hints, or None."""
     matches = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return matches[0] if matches else None
 

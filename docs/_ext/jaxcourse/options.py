@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 
 from sphinx.application import Sphinx
 from sphinx.errors import ConfigError
+
+from .frontmatter import closest
 
 PREFIX = "course_"
 
@@ -40,8 +41,8 @@ def register(app: Sphinx) -> None:
 
 
 def _did_you_mean(word: str, choices) -> str:
-    matches = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f"; did you mean {matches[0]!r}?" if matches else ""
+    match = closest(word, choices)
+    return f"; did you mean {match!r}?" if match else ""
 
 
 def check(app: Sphinx, config) -> None:
