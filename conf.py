@@ -1,22 +1,13 @@
 """Sphinx configuration: the site is this repository's docs/ and lessons/ folders."""
 
-import os
-import sys
 from pathlib import Path
-
-# The course extension lives beside the site's own pages.
-sys.path.insert(0, str(Path(__file__).parent / "docs" / "_ext"))
 
 project = "JAX transformations, executed"
 author = "The course authors"
 copyright = "2026, the course authors"
 
 root_doc = "docs/index"
-# `nox -s lesson -- ID` sets COURSE_LESSON to build the site's own pages and that lesson only.
-include_patterns = [
-    "docs/**",
-    f"lessons/{os.environ['COURSE_LESSON']}.md" if os.environ.get("COURSE_LESSON") else "lessons/**",
-]
+include_patterns = ["docs/**", "lessons/**"]
 exclude_patterns = ["lessons/_*", "docs/_*/**"]
 templates_path = ["docs/_templates"]
 
@@ -32,7 +23,7 @@ extensions = [
 nb_execution_mode = "force"  # nox -s lesson / serve pass -D nb_execution_mode=cache
 nb_execution_cache_path = str(Path(__file__).parent / "_build" / ".jupyter_cache")
 nb_execution_timeout = 60  # seconds per cell; a lesson may set mystnb.execution_timeout
-nb_execution_raise_on_error = False  # jaxcourse reports failures with the lesson's line
+nb_execution_raise_on_error = False  # jaxcourse reports every failed notebook, located at its line
 nb_output_stderr = "warn"  # anything a lesson writes to stderr fails a -W build
 nb_merge_streams = True
 suppress_warnings = ["mystnb.exec"]  # replaced by jaxcourse's one located message

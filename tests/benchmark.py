@@ -30,12 +30,10 @@ import time
 from pathlib import Path
 
 import psutil
+from jaxcourse import catalogue, frontmatter, lessonsource
+from jaxcourse.sitebuild import sphinx_command
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "docs" / "_ext"))
-
-from jaxcourse.inject import SETUP_TAG, VERDICT_TAG  # noqa: E402
-from jaxcourse.mdblocks import blocks  # noqa: E402
 
 
 def lessons_executed(outdir: Path, since: float) -> int:
@@ -58,7 +56,7 @@ def copy_sources(destination: Path) -> Path:
 
 def run_build(srcdir: Path, outdir: Path, *options: str) -> dict:
     """One sphinx-build; wall time, exit status, kernels started and peak memory of its process tree."""
-    command = [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-q", *options, ".", str(outdir)]
+    command = sphinx_command(Path("."), outdir, *options)
     since = time.time()
     started = time.perf_counter()
     process = subprocess.Popen(command, cwd=srcdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -89,17 +87,31 @@ def run_build(srcdir: Path, outdir: Path, *options: str) -> dict:
 
 
 def lesson_script(path: Path, figures: Path) -> str:
-    """The lesson's executed code as one script, including what the build adds."""
-    lines = path.read_text(encoding="utf-8").splitlines()
-    cells = ["\n".join(text for _, text in block.body) for block in blocks(lines) if block.kind == "code-cell"]
-    setup = (
-        f"import sys; sys.path.insert(0, {str(ROOT / 'docs' / '_ext')!r})\n"
-        "from jaxcourse import runtime\n"
-        f"runtime.begin({path.stem!r}, figures_dir={str(figures)!r}, environment='bench')\n"
-    )
-    body = "\n\n".join(cell for cell in cells if SETUP_TAG not in cell and VERDICT_TAG not in cell)
-    # IPython would print a cell's last expression; a script needs nothing for that.
-    return setup + body + "\nruntime.finish()\n"
+    """The lesson's executed code as one script, including what the build adds.
+
+    Each cell runs with exec() in the script's globals, as the kernel runs it; a cell
+    tagged raises-exception must raise, and the script goes on, as the build does.
+    """
+    front, _ = frontmatter.read_lesson(path)
+    cpu_devices = front.lesson.get("cpu_devices") if front else None
+    lines = [
+        "from jaxcourse import runtime",
+        f"runtime.begin({path.stem!r}, figures_dir={str(figures)!r}, environment='bench', cpu_devices={cpu_devices!r})",
+    ]
+    for number, cell in enumerate(lessonsource.parse(path.read_text(encoding="utf-8")).code_cells()):
+        code = f"exec(compile({cell.code!r}, 'cell {number}', 'exec'), globals())"
+        if "raises-exception" in cell.tags:
+            lines += [
+                "try:",
+                f"    {code}",
+                "except Exception:",
+                "    pass",
+                "else:",
+                "    raise SystemExit('no exception')",
+            ]
+        else:
+            lines.append(code)
+    return "\n".join([*lines, "runtime.finish()", ""])
 
 
 def time_scripts(lessons: list[Path], scratch: Path) -> dict[str, float]:
@@ -132,7 +144,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="course-bench-") as scratch_name:
         scratch = Path(scratch_name)
         srcdir = copy_sources(scratch / "site")
-        lessons = sorted(path for path in (srcdir / "lessons").glob("*.md") if not path.name.startswith("_"))
+        lessons = catalogue.lesson_files(srcdir)
         parallel = ("-j", args.jobs, "-D", "nb_execution_mode=force")
 
         # Like nox -s docs, each fresh build may order its work by an earlier build's run times

@@ -7,17 +7,21 @@ tests never touch the working tree's _build/ or figures/.
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
+from jaxcourse import catalogue
+from jaxcourse.sitebuild import sphinx_command
 
 ROOT = Path(__file__).resolve().parent.parent
-LESSON_FILES = sorted(path for path in (ROOT / "lessons").glob("*.md") if not path.name.startswith("_"))
+LESSON_FILES = catalogue.lesson_files(ROOT)
+#: The lessons in course order (phase, then order): the home page's and the navigation's order.
+COURSE = catalogue.lessons(ROOT)
 
 
 @dataclasses.dataclass
@@ -39,7 +43,7 @@ def make_site(root: Path, lessons: dict[str, str] | None = None, copy_lessons: l
     (srcdir / "lessons").mkdir(parents=True)
     (srcdir / "figures").mkdir()
     shutil.copy(ROOT / "conf.py", srcdir / "conf.py")
-    shutil.copytree(ROOT / "docs", srcdir / "docs", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "docs", srcdir / "docs", ignore=shutil.ignore_patterns("__pycache__", "_ext"))
     for path in copy_lessons or []:
         shutil.copy(path, srcdir / "lessons" / path.name)
     for name, text in (lessons or {}).items():
@@ -47,23 +51,14 @@ def make_site(root: Path, lessons: dict[str, str] | None = None, copy_lessons: l
     return srcdir
 
 
-def build(srcdir: Path, *options: str, timeout: float = 900) -> Build:
-    outdir = srcdir.parent / "_build" / "html"
-    command = [
-        sys.executable,
-        "-m",
-        "sphinx",
-        "-b",
-        "html",
-        "-W",
-        "--keep-going",
-        "-q",
-        *options,
-        str(srcdir),
-        str(outdir),
-    ]
+def build(
+    srcdir: Path, *options: str, timeout: float = 900, environment: dict | None = None, outdir: Path | None = None
+) -> Build:
+    outdir = outdir or srcdir.parent / "_build" / "html"
+    command = sphinx_command(srcdir, outdir, *options)
     started = time.time()
-    result = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=srcdir)
+    env = {**os.environ, **(environment or {})}
+    result = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=srcdir, env=env)
     return Build(srcdir, outdir, result.returncode, result.stdout + result.stderr, started, time.time())
 
 

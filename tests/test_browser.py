@@ -198,34 +198,32 @@ def test_root_redirects_to_home(context, server):
     page.wait_for_url(server + HOME_PAGE)
 
 
-@pytest.mark.parametrize("path", PAGES)
-def test_page_answers_200(context, server, path):
-    record = visit(context, server, path)
-    assert record.response is not None, f"no response for {path}"
-    assert record.response.status == 200, f"{path}: HTTP {record.response.status}"
+@dataclasses.dataclass
+class PageCheck:
+    """Everything checked on one page, from a single load."""
+
+    path: str
+    status: int | None
+    problems: list[str]
 
 
-@pytest.mark.parametrize("path", PAGES)
-def test_page_logs_no_errors(context, server, path):
+def check_page(context, server: str, path: str) -> PageCheck:
+    """Load `path` once and collect every problem a reader could meet on it."""
+    from axe_playwright_python.sync_playwright import Axe
+
     record = visit(context, server, path)
-    problems = [f"console error: {text}" for text in record.console_errors]
+    page = record.page
+    problems = []
+    status = record.response.status if record.response is not None else None
+    if status != 200:
+        problems.append(f"HTTP {status}")
+    page.wait_for_load_state("networkidle")  # late requests (fonts, deferred scripts) too
+    problems += [f"console error: {text}" for text in record.console_errors]
     problems += [f"page error: {text}" for text in record.page_errors]
-    assert not problems, f"{path} reported errors:\n" + "\n".join(problems)
-
-
-@pytest.mark.parametrize("path", PAGES)
-def test_page_requests_nothing_outside_the_site(context, server, path):
-    record = visit(context, server, path)
-    record.page.wait_for_load_state("networkidle")  # late requests (fonts, deferred scripts) too
-    outside = record.outside_requests()
-    assert record.requests, f"{path}: no requests recorded at all"
-    assert not outside, f"{path} requested {len(outside)} outside URL(s):\n" + "\n".join(outside)
-
-
-@pytest.mark.parametrize("path", PAGES)
-def test_page_images_load(context, server, path):
-    record = visit(context, server, path)
-    broken = record.page.evaluate(
+    if not record.requests:
+        problems.append("no requests recorded at all")
+    problems += [f"requested an outside URL: {url}" for url in record.outside_requests()]
+    broken = page.evaluate(
         """async () => {
             const images = Array.from(document.images);
             // Lazy images below the fold load only when asked for; ask, then wait for each.
@@ -237,16 +235,33 @@ def test_page_images_load(context, server, path):
                     + `(${img.naturalWidth}x${img.naturalHeight}, complete=${img.complete})`);
         }"""
     )
-    assert not broken, f"{path} has images that did not load:\n" + "\n".join(broken)
+    problems += [f"image did not load: {image}" for image in broken]
+    if path.startswith("lessons/"):
+        stamp = page.locator(".lesson-header .run-stamp")
+        if stamp.count() != 1 or not stamp.is_visible() or not stamp.inner_text().strip():
+            problems.append("no visible run stamp under the title")
+        # The transcript holds the answers to the experiments and exercises below it.
+        transcript = page.locator(".recorded-transcript")
+        if transcript.count() != 1:
+            problems.append(f"{transcript.count()} transcripts instead of 1")
+        elif transcript.is_visible():
+            problems.append("the recorded transcript is visible on load, above the exercises it answers")
+        summary = page.locator(".recorded-run .admonition-title")
+        if summary.count() != 1 or not summary.is_visible():
+            problems.append("the transcript's one-line summary is not visible")
+    results = Axe().run(page)
+    violations = [v for v in results.response["violations"] if v.get("impact") in BLOCKING_IMPACTS]
+    problems += [f"axe-core: {format_violation(violation)}" for violation in violations]
+    page.close()
+    return PageCheck(path, status, problems)
 
 
-@pytest.mark.parametrize("path", LESSON_PAGES)
-def test_lesson_shows_run_stamp(context, server, path):
-    record = visit(context, server, path)
-    stamp = record.page.locator(".lesson-header .run-stamp")
-    expect(stamp).to_have_count(1)
-    expect(stamp).to_be_visible()
-    expect(stamp).not_to_have_text("")
+@pytest.mark.parametrize("path", PAGES)
+def test_page_loads_cleanly_offline_and_accessibly(context, server, path):
+    """HTTP 200, no console or page error, nothing from another origin, every image, the stamp,
+    a collapsed transcript, and no serious or critical axe-core violation: one load per page."""
+    result = check_page(context, server, path)
+    assert not result.problems, f"{path}:\n" + "\n".join(result.problems)
 
 
 def format_violation(violation: dict, targets: int = 3) -> str:
@@ -257,15 +272,14 @@ def format_violation(violation: dict, targets: int = 3) -> str:
     return f"{violation['id']} [{violation.get('impact')}] {violation.get('help')} ({len(selectors)} node(s): {shown})"
 
 
-@pytest.mark.parametrize("path", PAGES)
-def test_page_has_no_serious_accessibility_violations(context, server, path):
-    from axe_playwright_python.sync_playwright import Axe
-
-    record = visit(context, server, path)
-    results = Axe().run(record.page)
-    violations = [v for v in results.response["violations"] if v.get("impact") in BLOCKING_IMPACTS]
-    if violations:
-        pytest.fail(f"axe-core on {path}:\n" + "\n".join(map(format_violation, violations)), pytrace=False)
+def test_the_transcript_opens_from_its_summary(context, server):
+    page = visit(context, server, LESSON_PAGE).page
+    box = page.locator(".recorded-run")
+    transcript = box.locator(".recorded-transcript")
+    expect(transcript).to_be_hidden()
+    box.locator("button.toggle-button").click()
+    expect(transcript).to_be_visible()
+    expect(transcript).to_contain_text(f"PASS: {LESSON}")
 
 
 # --------------------------------------------------------------- interactive parts (transforms-04)

@@ -25,15 +25,32 @@ def site(tmp_path_factory):
     return srcdir
 
 
-def rebuild(srcdir):
+def rebuild(srcdir, **environment):
     """Build in cache mode; return how many lessons this build executed."""
-    result = build(srcdir, *CACHE)
+    result = build(srcdir, *CACHE, environment=environment)
     assert result.returncode == 0, result.output
     return kernels_started(result)
 
 
+def page(srcdir, outdir=None):
+    outdir = outdir or srcdir.parent / "_build" / "html"
+    return (outdir / "lessons" / "cached-lesson.html").read_text(encoding="utf-8")
+
+
+def stamp_and_recording(srcdir, outdir=None):
+    from bs4 import BeautifulSoup
+
+    outdir = outdir or srcdir.parent / "_build" / "html"
+    stamp = BeautifulSoup(page(srcdir, outdir), "html.parser").select_one(".run-stamp").get_text(" ", strip=True)
+    report = BeautifulSoup((outdir / "docs" / "execution-report.html").read_text(encoding="utf-8"), "html.parser")
+    return stamp, report.select("table.execution-report tbody tr td")[-1].get_text(strip=True)
+
+
 def kernels_started(result):
     runs = json.loads((result.outdir / "execution.json").read_text(encoding="utf-8"))
+    assert [run["fresh"] for run in runs.values()].count(True) == sum(
+        datetime.datetime.fromisoformat(run["stamp"]["started"]).timestamp() >= result.started for run in runs.values()
+    )
     started = [datetime.datetime.fromisoformat(run["stamp"]["started"]).timestamp() for run in runs.values()]
     return sum(moment >= result.started for moment in started)
 
@@ -47,10 +64,32 @@ def edit(path, old, new):
 # The steps share one site and run in file order.
 def test_first_build_executes_the_lesson(site):
     assert rebuild(site) == 1
+    stamp, recording = stamp_and_recording(site)
+    assert stamp.startswith("Executed by this build on CPU") and recording == "fresh"
 
 
 def test_unchanged_rebuild_starts_no_kernel(site):
     assert rebuild(site) == 0
+
+
+def test_the_report_says_an_unchanged_lesson_was_reused(site):
+    # The incremental build did not read the lesson again, so its page is the first build's;
+    # the report, filled by every build, says where this build's recording came from.
+    _, recording = stamp_and_recording(site)
+    assert recording.startswith("reused: recorded "), recording
+
+
+def test_a_reused_recording_says_so_and_why(site):
+    """As nox -s lesson builds: a fresh output folder, the same execution cache."""
+    outdir = site.parent / "_build" / "again"
+    result = build(site, *CACHE, outdir=outdir)
+    assert result.returncode == 0, result.output
+    assert kernels_started(result) == 0
+    stamp, recording = stamp_and_recording(site, outdir)
+    assert stamp.startswith("Recorded on CPU"), stamp
+    assert "reused by this build from the execution cache: its code and the build environment are unchanged" in stamp
+    assert "Executed by this build" not in page(site, outdir)
+    assert recording.startswith("reused: recorded ")
 
 
 def test_prose_only_edit_starts_no_kernel(site):
@@ -69,3 +108,25 @@ def test_code_edit_re_executes_the_lesson(site):
 def test_environment_change_re_executes_the_lesson(site):
     edit(site / "requirements.txt", "jax==0.0.0", "jax==0.0.1")
     assert rebuild(site) == 1
+
+
+def test_a_setting_that_changes_numerics_re_executes_the_lesson(site):
+    assert rebuild(site, JAX_DEFAULT_MATMUL_PRECISION="highest") == 1
+    assert rebuild(site, JAX_DEFAULT_MATMUL_PRECISION="highest") == 0
+
+
+def test_a_new_device_count_re_executes_the_lesson(site):
+    edit(site / "lessons" / "cached-lesson.md", "  device: CPU\n", "  device: CPU\n  cpu_devices: 2\n")
+    assert rebuild(site) == 1
+    assert "2 simulated CPU devices" in page(site)
+
+
+def test_the_kernel_spec_is_part_of_the_fingerprint(tmp_path, monkeypatch):
+    from jaxcourse import inject, kernel
+
+    before = inject.environment_fingerprint([])
+    spec = tmp_path / "jaxcourse"
+    spec.mkdir()
+    (spec / "kernel.json").write_text((kernel.SPEC_DIR / "kernel.json").read_text() + "\n", encoding="utf-8")
+    monkeypatch.setattr(kernel, "SPEC_DIR", spec)
+    assert inject.environment_fingerprint([]) != before

@@ -15,8 +15,7 @@ LOCATED = re.compile(r"^(?P<path>\S+\.md):(?P<line>\d+): (?P<message>.+)$", re.M
 
 
 def check(*paths, cwd=ROOT):
-    env = {"PYTHONPATH": str(ROOT / "docs" / "_ext"), "PATH": "/usr/bin:/bin"}
-    return subprocess.run([*CHECKER, *map(str, paths)], capture_output=True, text=True, cwd=cwd, env=env)
+    return subprocess.run([*CHECKER, *map(str, paths)], capture_output=True, text=True, cwd=cwd)
 
 
 def test_every_lesson_passes():
@@ -26,7 +25,27 @@ def test_every_lesson_passes():
 
 
 # Each mutation of transforms-04 breaks one rule; (old text, new text, line marker, expected message).
+# A marker is the text on the reported line, or (text, offset) for the line `offset` lines after it.
 MUTATIONS = {
+    "deleted title": ("# Compile a function with jit\n", "\n", ("---", 0), r"missing the '# Title' heading"),
+    "misspelt tag": (
+        ":tags: [varies]",
+        ":tags: [vary]",
+        (":tags: [vary]", -1),
+        r"unknown cell tag 'vary'; did you mean 'varies'\?",
+    ),
+    "untagged timing": (
+        ":tags: [varies]\n",
+        ":tags: [remove-stderr]\n",
+        (":tags: [remove-stderr]", -1),
+        r"this cell prints a timing: tag it ':tags: \[varies\]'",
+    ),
+    "text against a fence": (
+        "```\n\n## Compilation preserves the result",
+        "```\nAgainst the fence.\n## Compilation preserves the result",
+        "Against the fence.",
+        r"put a blank line between a code cell's closing fence and the text after it",
+    ),
     "wrong id": ("  id: transforms-04", "  id: transforms-4", "  id: transforms-4", r"'lesson.id' is 'transforms-4'"),
     "missing minutes": ("  minutes: 55\n", "", "lesson:", r"'lesson.minutes' is missing"),
     "missing section": ("## Carry forward\n", "## Carried forward\n", "## Diagnose the result", r"missing '## Carry"),
@@ -94,7 +113,20 @@ def test_each_problem_is_reported_with_its_line(broken, mutation):
     found = [m for m in LOCATED.finditer(result.stdout) if re.search(message, m["message"])]
     assert found, result.stdout
     assert found[0]["path"].endswith("lessons/transforms-04.md")
-    assert int(found[0]["line"]) == line_of(text, marker), result.stdout
+    needle, offset = marker if isinstance(marker, tuple) else (marker, 0)
+    assert line_of(text, needle) + offset in [int(match["line"]) for match in found], result.stdout
+
+
+def test_a_longer_closing_fence_closes_its_block(tmp_path):
+    """CommonMark: a fence closes with at least as many backticks; a scanner that wants equal ones breaks."""
+    text = (ROOT / "lessons" / "transforms-04.md").read_text(encoding="utf-8")
+    start = text.index("```python\n# Exercise solution: Foundation")
+    end = text.index("\n```\n", start)
+    text = text[:end] + "\n`````\n" + text[end + len("\n```\n") :]
+    (tmp_path / "lessons").mkdir()
+    (tmp_path / "lessons" / "transforms-04.md").write_text(text, encoding="utf-8")
+    result = check(tmp_path / "lessons" / "transforms-04.md", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_problems_are_counted(broken):

@@ -1,43 +1,124 @@
-"""A failed build never replaces the last good site (jaxcourse.sitebuild, used by nox -s docs)."""
+"""Publishing (jaxcourse.sitebuild, used by nox -s docs): only a passing build replaces the site.
+
+A failed build keeps the last good site; a kill in the middle of the swap is
+finished or undone by the next run; build internals never reach the site.
+"""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
+from unittest import mock
 
-from conftest import ROOT, make_site
+import pytest
+from conftest import make_site
+from jaxcourse import sitebuild
 from tiny import code_cell, lesson, line_of
 
 
-def publish(srcdir, site):
+def publish(srcdir, site, *options):
     return subprocess.run(
-        [sys.executable, "-m", "jaxcourse.sitebuild", str(site)],
+        [sys.executable, "-m", "jaxcourse.sitebuild", str(site), *options],
         cwd=srcdir,
         capture_output=True,
         text=True,
-        env={"PYTHONPATH": str(ROOT / "docs" / "_ext"), "PATH": "/usr/bin:/bin"},
     )
 
 
-def test_failed_build_keeps_the_last_good_site(tmp_path):
+@pytest.fixture(scope="module")
+def published(tmp_path_factory):
+    root = tmp_path_factory.mktemp("publish")
     good = lesson("kept-lesson", code_cell("print('first version')"))
-    srcdir = make_site(tmp_path, lessons={"kept-lesson": good})
-    site = tmp_path / "_build" / "html"
-
+    srcdir = make_site(root, lessons={"kept-lesson": good})
+    site = root / "_build" / "html"
     first = publish(srcdir, site)
     assert first.returncode == 0, first.stdout + first.stderr
-    page = site / "lessons" / "kept-lesson.html"
-    published = page.read_text(encoding="utf-8")
-    assert "first version" in published
+    return srcdir, site
 
+
+def test_the_published_site_holds_no_build_internals(published):
+    _, site = published
+    assert (site / "lessons" / "kept-lesson.html").is_file()
+    for name in sitebuild.BUILD_INTERNALS:
+        assert not (site / name).exists(), name
+    assert not list(site.rglob("*.doctree")) and not list(site.rglob("*.pickle"))
+    assert not (site.parent / "html.new.doctrees").exists()  # removed once published
+
+
+def test_failed_build_keeps_the_last_good_site(published):
+    srcdir, site = published
+    page = site / "lessons" / "kept-lesson.html"
+    before = page.read_text(encoding="utf-8")
+    assert "first version" in before
     bad = lesson("kept-lesson", code_cell("print('second version')\nassert False, 'broken on purpose'"))
     (srcdir / "lessons" / "kept-lesson.md").write_text(bad, encoding="utf-8")
     second = publish(srcdir, site)
     assert second.returncode != 0
-    assert page.read_text(encoding="utf-8") == published  # the old page, untouched
-    assert not (tmp_path / "_build" / "html.old").exists()
+    assert page.read_text(encoding="utf-8") == before  # the old page, untouched
+    assert not (site.parent / "html.old").exists()
     summary = second.stderr[second.stderr.index("BUILD FAILED") :]
     assert f"the last good site in {site} was kept" in summary
     located = f"kept-lesson.md:{line_of(bad, 'assert False')}: ERROR: cell failed: AssertionError: broken on purpose"
     assert located in summary
-    assert (tmp_path / "_build" / "html.new" / "lessons" / "kept-lesson.html").exists()  # the failed build, to inspect
+    assert (site.parent / "html.new" / "lessons" / "kept-lesson.html").exists()  # the failed build, to inspect
+
+
+def test_an_unknown_lesson_is_refused_with_the_choices(published):
+    srcdir, site = published
+    result = publish(srcdir, site.parent / "lesson", "--lesson", "no-such-lesson")
+    assert result.returncode == 2
+    assert "no lesson 'no-such-lesson' in lessons/; the lessons are: kept-lesson" in result.stderr
+
+
+# ------------------------------------------------------------------ a kill during the swap
+
+
+def make_tree(folder: Path, text: str) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "index.html").write_text(text, encoding="utf-8")
+    return folder
+
+
+def killed_at_rename(number: int):
+    """Path.rename that works until its `number`-th call, which is killed (KeyboardInterrupt)."""
+    real = Path.rename
+    calls = []
+
+    def rename(self, target):
+        calls.append(self)
+        if len(calls) == number:
+            raise KeyboardInterrupt(f"killed before rename {number}")
+        return real(self, target)
+
+    return rename
+
+
+@pytest.mark.parametrize("killed_rename", [1, 2], ids=["before-the-first-rename", "between-the-renames"])
+def test_a_kill_during_the_swap_is_recovered_by_the_next_run(tmp_path, killed_rename):
+    site = make_tree(tmp_path / "html", "good")
+    staging = make_tree(tmp_path / "html.new", "newer")
+    with mock.patch.object(Path, "rename", killed_at_rename(killed_rename)), pytest.raises(KeyboardInterrupt):
+        sitebuild.publish(staging, site)
+    if killed_rename == 2:
+        assert not site.exists() and (tmp_path / "html.old").exists()  # the dangerous moment
+    sitebuild.recover(site)  # what the next run does first
+    assert (site / "index.html").read_text(encoding="utf-8") == "good"
+    assert not (tmp_path / "html.old").exists()
+
+
+def test_a_kill_after_the_swap_leaves_the_new_site(tmp_path):
+    site = make_tree(tmp_path / "html", "good")
+    staging = make_tree(tmp_path / "html.new", "newer")
+    real_rmtree = sitebuild.shutil.rmtree
+
+    def killed_rmtree(path, *args, **kwargs):
+        if Path(path).name == "html.old":
+            raise KeyboardInterrupt("killed while removing the old site")
+        return real_rmtree(path, *args, **kwargs)
+
+    with mock.patch.object(sitebuild.shutil, "rmtree", killed_rmtree), pytest.raises(KeyboardInterrupt):
+        sitebuild.publish(staging, site)
+    sitebuild.recover(site)
+    assert (site / "index.html").read_text(encoding="utf-8") == "newer"
+    assert not (tmp_path / "html.old").exists()

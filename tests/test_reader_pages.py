@@ -31,7 +31,10 @@ def test_lesson_page_links_its_three_downloads(course_site, lesson_id):
 def test_executed_notebook_holds_this_builds_outputs_and_no_build_cells(course_site, lesson_id):
     notebook = nbformat.read(download(course_site, f"{lesson_id}.ipynb"), as_version=4)
     printed = "".join(
-        output.get("text", "") for cell in notebook.cells if cell.cell_type == "code" for output in cell.outputs
+        output.get("text") or "".join(line + "\n" for line in output.get("traceback", []))
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for output in cell.outputs
     )
     page = course_site.html(f"lessons/{lesson_id}.html")
     transcript = page.select_one(".recorded-transcript pre").get_text()

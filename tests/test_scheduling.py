@@ -1,49 +1,58 @@
-"""Parallel reading gets lessons spread by expected run time, not by file name."""
+"""Parallel reading gets lessons spread by expected run time, not by file name.
+
+The plan relies on how Sphinx splits documents among reading processes, which
+Sphinx does not document; test_sphinx_reads_the_chunks_we_predict builds a
+site in parallel and checks, from the process each lesson's kernel was started
+by, that Sphinx read exactly the groups the plan predicted.
+"""
 
 from __future__ import annotations
 
 import json
-import sys
-from types import SimpleNamespace
+import re
 
-from conftest import ROOT
-from sphinx.util.parallel import make_chunks
-
-sys.path.insert(0, str(ROOT / "docs" / "_ext"))
-from jaxcourse.scheduling import balance_chunks  # noqa: E402
+from conftest import build, make_site
+from jaxcourse.scheduling import plan, sphinx_read_chunks
+from tiny import code_cell, lesson
 
 # In name order the two quick lessons share a chunk with the prose pages: 2 s against 17 s.
 RUNTIMES = {"lesson-a": 1.0, "lesson-b": 1.0, "lesson-c": 6.0, "lesson-d": 5.0, "lesson-e": 3.0, "lesson-f": 3.0}
+PAGES = ["docs/a", "docs/b"]
 
 
-def fake_sphinx(tmp_path, parallel=2):
-    (tmp_path / "lessons").mkdir()
-    for name in RUNTIMES:
-        (tmp_path / "lessons" / f"{name}.md").write_text("x" * 100, encoding="utf-8")
-    hints = {name: {"runtime_seconds": seconds} for name, seconds in RUNTIMES.items()}
-    (tmp_path / "execution.json").write_text(json.dumps(hints), encoding="utf-8")
-    config = SimpleNamespace(course_lessons_dir="lessons", course_runtime_hints="execution.json")
-    app = SimpleNamespace(parallel=parallel, config=config, srcdir=tmp_path)
-    domain = SimpleNamespace(lessons={})
-    env = SimpleNamespace(get_domain=lambda name: domain, doc2path=lambda docname: tmp_path / f"{docname}.md")
-    return app, env
+def chunk_loads(docnames: list[str]) -> list[float]:
+    return [sum(RUNTIMES.get(doc.split("/")[1], 0) for doc in chunk) for chunk in sphinx_read_chunks(docnames, 2)]
 
 
-def test_chunks_carry_similar_expected_time(tmp_path):
-    app, env = fake_sphinx(tmp_path)
-    docnames = ["docs/a", "docs/b", *(f"lessons/{name}" for name in sorted(RUNTIMES))]
-    balance_chunks(app, env, docnames)
-    assert sorted(docnames) == sorted(["docs/a", "docs/b", *(f"lessons/{name}" for name in RUNTIMES)])
-    loads = [sum(RUNTIMES.get(doc.split("/")[1], 0) for doc in chunk) for chunk in make_chunks(docnames, 2)]
-    assert max(loads) - min(loads) <= 1.0, loads
-    by_name = sorted(docnames)
-    naive = [sum(RUNTIMES.get(doc.split("/")[1], 0) for doc in chunk) for chunk in make_chunks(by_name, 2)]
-    assert max(naive) - min(naive) > max(loads) - min(loads)
+def test_chunks_carry_similar_expected_time():
+    docnames = sorted([*PAGES, *(f"lessons/{name}" for name in RUNTIMES)])
+    cost = {f"lessons/{name}": seconds for name, seconds in RUNTIMES.items()}
+    ordered = plan(docnames, 2, cost)
+    assert sorted(ordered) == docnames
+    balanced, naive = chunk_loads(ordered), chunk_loads(docnames)
+    assert max(balanced) - min(balanced) <= 1.0, balanced
+    assert max(naive) - min(naive) > max(balanced) - min(balanced)
 
 
-def test_serial_reading_is_left_alone(tmp_path):
-    app, env = fake_sphinx(tmp_path, parallel=1)
-    docnames = [f"lessons/{name}" for name in sorted(RUNTIMES)]
-    before = list(docnames)
-    balance_chunks(app, env, docnames)
-    assert docnames == before
+def test_sphinx_reads_the_chunks_we_predict(tmp_path):
+    """Each lesson prints the process that started its kernel: Sphinx's reading process."""
+    body = code_cell("import os\nprint('reader:', os.getppid())")
+    srcdir = make_site(tmp_path, lessons={name: lesson(name, body) for name in RUNTIMES})
+    hints = srcdir / "hints.json"
+    hints.write_text(json.dumps({name: {"runtime_seconds": s} for name, s in RUNTIMES.items()}), encoding="utf-8")
+    result = build(srcdir, "-j", "2", "-D", "course_runtime_hints=hints.json")
+    assert result.returncode == 0, result.output
+    reader = {
+        f"lessons/{name}": re.search(r"reader: (\d+)", result.html(f"lessons/{name}.html").get_text())[1]
+        for name in RUNTIMES
+    }
+    docnames = sorted(
+        [*(str(p.relative_to(srcdir).with_suffix("")) for p in (srcdir / "docs").glob("*.md")), *reader]
+    )
+    cost = {docname: RUNTIMES[docname.split("/")[1]] for docname in reader}
+    predicted = [[doc for doc in chunk if doc in reader] for chunk in sphinx_read_chunks(plan(docnames, 2, cost), 2)]
+    predicted = [chunk for chunk in predicted if chunk]
+    assert len(predicted) > 1, predicted
+    for chunk in predicted:
+        assert len({reader[doc] for doc in chunk}) == 1, (chunk, reader)  # one process read the whole chunk
+    assert len({reader[chunk[0]] for chunk in predicted}) == len(predicted), (predicted, reader)

@@ -111,15 +111,23 @@ def test_the_stamp_sits_under_the_title(page):
     assert header.find_previous(["h1", "h2"]).get_text(strip=True).rstrip("¶#") == "Compile a function with jit"
 
 
+def stamp_iso(stamp):
+    ran = datetime.datetime.strptime(stamp["time"], "%Y-%m-%d %H:%M:%S").replace(tzinfo=datetime.UTC)
+    return ran.isoformat()
+
+
 def transcript(page):
     return page.select_one(".recorded-transcript pre").get_text()
 
 
 def test_recorded_execution_stamp_and_transcript(page, course_site):
     stamp = stamp_fields(page)
-    recorded = page.select_one(".recorded-stamp").get_text(strip=True)
-    assert re.fullmatch(rf"CPU run: \S+\. JAX {re.escape(stamp['jax'])}\.", recorded)
+    summary = page.select_one(".recorded-run .admonition-title").get_text(strip=True)
     lines = transcript(page).strip().splitlines()
+    assert summary == (
+        f"Transcript: CPU run {stamp_iso(stamp)} · JAX {stamp['jax']} · {len(lines)} printed lines, "
+        f"ending with PASS: {LESSON}"
+    )
     assert lines[-1] == f"PASS: {LESSON}"
     assert lines[0].startswith("Loss: 0.46")
     order = [
@@ -255,13 +263,13 @@ def test_execution_report_has_a_passing_row_per_lesson(course_site):
     ids = sorted(path.stem for path in LESSON_FILES)
     assert sorted(row.select("td")[0].get_text(strip=True) for row in rows) == ids
     for row in rows:
-        lesson, status, runtime, jax_version, ran_at, method = (td.get_text(strip=True) for td in row.select("td"))
+        lesson, status, runtime, jax_version, ran_at, recording = (td.get_text(strip=True) for td in row.select("td"))
         assert status == "passed"
         assert float(runtime) > 0
         assert jax_version == importlib.metadata.version("jax")
         ran = datetime.datetime.fromisoformat(ran_at).timestamp()
         assert int(course_site.started) <= ran <= course_site.finished
-        assert method == "force"
+        assert recording == "fresh"
 
 
 def test_each_lesson_links_to_the_previous_and_next_lesson(course_site):

@@ -1,8 +1,7 @@
-"""A lesson copied from lessons/_template.md passes the checker and builds as it is.
+"""A lesson started with `nox -s new -- ID "Title"` passes the checker and builds as it is.
 
-Its id appears in the file name, the front matter and the exercise labels;
-renaming it is the one edit a contributor must make before filling the TODOs.
-Nothing else changes: not conf.py, not the home page, not any list.
+The command fills the template's id, title, exercise labels and figure name;
+nothing else changes: not conf.py, not the home page, not any list.
 """
 
 from __future__ import annotations
@@ -13,14 +12,22 @@ import sys
 import pytest
 from conftest import ROOT, build, make_site
 
-NEW_ID = "my-new-lesson"
-TEMPLATE_ID = "new-lesson-00"
+NEW_ID = "my-lesson-01"
+NEW_TITLE = "Compose two transformations: grad of vmap"  # a colon-space, so YAML needs quotes
+
+
+def new(srcdir, *arguments):
+    return subprocess.run(
+        [sys.executable, "-m", "jaxcourse.newlesson", *arguments], cwd=srcdir, capture_output=True, text=True
+    )
 
 
 @pytest.fixture(scope="module")
 def new_lesson_site(tmp_path_factory):
-    text = (ROOT / "lessons" / "_template.md").read_text(encoding="utf-8").replace(TEMPLATE_ID, NEW_ID)
-    srcdir = make_site(tmp_path_factory.mktemp("template"), lessons={NEW_ID: text})
+    srcdir = make_site(tmp_path_factory.mktemp("template"))
+    (srcdir / "lessons" / "_template.md").write_bytes((ROOT / "lessons" / "_template.md").read_bytes())
+    created = new(srcdir, NEW_ID, NEW_TITLE)
+    assert created.returncode == 0, created.stderr
     return srcdir, build(srcdir)
 
 
@@ -28,19 +35,23 @@ def test_template_is_not_a_page_of_the_site(course_site):
     assert not (course_site.outdir / "lessons" / "_template.html").exists()
 
 
-def test_copied_template_passes_the_checker(new_lesson_site):
+def test_new_fills_id_title_labels_and_figure(new_lesson_site):
     srcdir, _ = new_lesson_site
-    result = subprocess.run(
-        [sys.executable, "-m", "jaxcourse.checker"],
-        cwd=srcdir,
-        capture_output=True,
-        text=True,
-        env={"PYTHONPATH": str(ROOT / "docs" / "_ext")},
-    )
+    text = (srcdir / "lessons" / f"{NEW_ID}.md").read_text(encoding="utf-8")
+    assert "new-lesson-00" not in text and "TODO lesson title" not in text
+    assert f"  id: {NEW_ID}" in text and f"\n# {NEW_TITLE}\n" in text
+    for label in ("foundation", "practice", "challenge"):
+        assert f":label: {NEW_ID}-{label}" in text and f"{{solution-start}} {NEW_ID}-{label}" in text
+    assert f"../figures/{NEW_ID}.svg" in text and f":name: {NEW_ID}-figure" in text
+
+
+def test_new_lesson_passes_the_checker(new_lesson_site):
+    srcdir, _ = new_lesson_site
+    result = subprocess.run([sys.executable, "-m", "jaxcourse.checker"], cwd=srcdir, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_copied_template_builds(new_lesson_site):
+def test_new_lesson_builds(new_lesson_site):
     _, result = new_lesson_site
     assert result.returncode == 0, result.output
 
@@ -54,4 +65,27 @@ def test_new_lesson_appears_on_the_home_page_and_in_the_report(new_lesson_site):
         NEW_ID
     ]
     page = result.html(f"lessons/{NEW_ID}.html")
+    assert page.select_one("h1").get_text(strip=True).rstrip("#¶") == NEW_TITLE
     assert page.select_one(".recorded-transcript pre").get_text().strip().endswith(f"PASS: {NEW_ID}")
+
+
+def test_the_templates_tagged_cell_shows_its_error(new_lesson_site):
+    _, result = new_lesson_site
+    errors = result.html(f"lessons/{NEW_ID}.html").select("div.cell_output .error-summary pre")
+    assert [error.get_text().split(":")[0] for error in errors] == ["TypeError"]
+
+
+@pytest.mark.parametrize(
+    ("lesson_id", "message"),
+    [
+        ("my-lesson-01", "already exists"),
+        ("My_Lesson", "must look like <slug>-NN"),
+        ("lesson-1", "must look like <slug>-NN"),
+        ("lesson", "must look like <slug>-NN"),
+    ],
+)
+def test_new_refuses_a_taken_or_malformed_id(new_lesson_site, lesson_id, message):
+    srcdir, _ = new_lesson_site
+    result = new(srcdir, lesson_id, "Some title")
+    assert result.returncode == 1
+    assert message in result.stderr

@@ -35,3 +35,14 @@ def code_cell(source: str) -> str:
 def line_of(text: str, needle: str) -> int:
     """1-based line of the first line containing `needle`."""
     return next(number for number, line in enumerate(text.splitlines(), start=1) if needle in line)
+
+
+def exercise(level: str, label: str, prompt: str) -> str:
+    """An exercise directive (four-backtick fence, so it can hold nested directives)."""
+    return f"````{{exercise}} {level}\n:label: {label}\n:nonumber:\n\n{prompt}\n````\n"
+
+
+def notebook_page(title: str, body: str) -> str:
+    """A docs/ page that is a notebook but not a lesson: a kernelspec and no 'lesson:' mapping."""
+    front = FRONT_MATTER.split("lesson:")[0] + "orphan: true\n---\n"
+    return front + f"\n# {title}\n\n" + body

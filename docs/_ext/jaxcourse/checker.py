@@ -1,9 +1,11 @@
-"""The lesson checker: ``python -m jaxcourse.checker [lessons/ID.md ...]``.
+"""The lesson checker: ``python -m jaxcourse.checker [ID | lessons/ID.md ...]``.
 
 Checks, without building anything, that each lesson has complete front matter,
 the lesson anatomy in order, exercises with a scaffold and an executed
-reference solution, alt text on every figure, and ruff-clean code cells. It
-reports every problem as ``lessons/FILE.md:LINE: message`` and exits 1 if any.
+reference solution, alt text on every figure, cell tags it knows, and ruff-clean
+code cells. Each lesson is parsed once, with myst-parser's tokens
+(``lessonsource``), so the checker sees headings and cells as the build does.
+It reports every problem as ``lessons/FILE.md:LINE: message`` and exits 1 if any.
 """
 
 from __future__ import annotations
@@ -13,74 +15,156 @@ import re
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
-from . import frontmatter
+from . import catalogue, frontmatter, lessonsource
 from .frontmatter import Problem
-from .mdblocks import Block, blocks
+from .lessonsource import Fence, Heading, LessonSource, Paragraph
 
 LEVELS = ("Foundation", "Practice", "Challenge")
 REFERENCE_SITE = "https://docs.jax.dev/"
+PREDICT = "**Predict before running:**"
+MIN_EXPERIMENTS = 2
 
-# The anatomy every lesson follows, in order: (pattern matched against a line, what it is).
-ANATOMY: list[tuple[str, str]] = [
-    (r"# (?!#)", "the '# Title' heading"),
-    (r"## What you will be able to do$", "'## What you will be able to do'"),
-    (r"## The problem$", "'## The problem'"),
-    (r"## The idea$", "'## The idea'"),
-    (r"### Pause and reason$", "'### Pause and reason' inside a concept section"),
-    (r"```\{admonition\} Compare your reasoning$", "a 'Compare your reasoning' dropdown after the pause"),
-    (r"## Step 1: ", "'## Step 1: ...'"),
-    (r"## Run the example$", "'## Run the example'"),
-    (r"```\{figure\} ", "the lesson's figure"),
-    (r"### Read the figure$", "'### Read the figure'"),
-    (r"### Connect it to the computation$", "'### Connect it to the computation'"),
-    (r"## Recorded reference execution$", "'## Recorded reference execution'"),
-    (r"```\{recorded-run\}", "the {recorded-run} directive under it"),
-    (r"\*\*Predict before running:\*\*", "an experiment opening with '**Predict before running:**'"),
-    (r"````?\{exercise\} Foundation", "the Foundation exercise"),
-    (r"````?\{exercise\} Practice", "the Practice exercise"),
-    (r"````?\{exercise\} Challenge", "the Challenge exercise"),
-    (r"## Check your understanding$", "'## Check your understanding'"),
-    (r"```\{admonition\} Answer and explanation$", "an 'Answer and explanation' dropdown"),
-    (r"## Diagnose the result$", "'## Diagnose the result'"),
-    (r"## Carry forward$", "'## Carry forward'"),
-    (r"## Keep your evidence$", "'## Keep your evidence'"),
-    (r"## Primary references$", "'## Primary references'"),
+#: Cell tags a lesson may use: myst-nb's own, and the course's.
+CELL_TAGS = {
+    "remove-cell": "myst-nb: the cell runs but is not shown (the figure's save_figure cell)",
+    "remove-input": "myst-nb: only the outputs are shown",
+    "remove-output": "myst-nb: only the code is shown",
+    "remove-stderr": "myst-nb: stderr outputs are not shown",
+    "remove-stdout": "myst-nb: stdout outputs are not shown",
+    "hide-cell": "myst-nb: the cell is collapsed",
+    "hide-input": "myst-nb: the code is collapsed",
+    "hide-output": "myst-nb: the outputs are collapsed",
+    "raises-exception": "the cell must raise; the page shows 'Type: message' (see docs/contributing.md)",
+    "varies": "the outputs change from run to run (timings): the change report counts them, not diffs them",
+}
+#: A cell that reads a clock and prints is a timing, and its outputs vary from run to run.
+_CLOCK = re.compile(r"\b(perf_counter|perf_counter_ns|monotonic|process_time|timeit|time\.time)\b")
+_PRINTS = re.compile(r"\bprint\(|\bdisplay\(")
+
+Matcher = Callable[[object], bool]
+
+
+def heading(level: int, text: str | None = None, prefix: str | None = None) -> Matcher:
+    def matches(block) -> bool:
+        if not isinstance(block, Heading) or block.level != level:
+            return False
+        if text is not None:
+            return block.text == text
+        return prefix is None or block.text.startswith(prefix)
+
+    return matches
+
+
+def fence(name: str, argument: str | None = None, prefix: str | None = None) -> Matcher:
+    def matches(block) -> bool:
+        if not isinstance(block, Fence) or not block.is_directive or block.name != name:
+            return False
+        if argument is not None:
+            return block.argument == argument
+        return prefix is None or block.argument.startswith(prefix)
+
+    return matches
+
+
+def paragraph(prefix: str) -> Matcher:
+    return lambda block: isinstance(block, Paragraph) and block.text.startswith(prefix)
+
+
+# The anatomy every lesson follows, in order: (what matches it, what it is).
+ANATOMY: list[tuple[Matcher, str]] = [
+    (heading(1), "the '# Title' heading"),
+    (heading(2, "What you will be able to do"), "'## What you will be able to do'"),
+    (heading(2, "The problem"), "'## The problem'"),
+    (heading(2, "The idea"), "'## The idea'"),
+    (heading(3, "Pause and reason"), "'### Pause and reason' inside a concept section"),
+    (fence("admonition", "Compare your reasoning"), "a 'Compare your reasoning' dropdown after the pause"),
+    (heading(2, prefix="Step 1: "), "'## Step 1: ...'"),
+    (heading(2, "Run the example"), "'## Run the example'"),
+    (fence("figure"), "the lesson's figure"),
+    (heading(3, "Read the figure"), "'### Read the figure'"),
+    (heading(3, "Connect it to the computation"), "'### Connect it to the computation'"),
+    (heading(2, "Recorded reference execution"), "'## Recorded reference execution'"),
+    (fence("recorded-run"), "the {recorded-run} directive under it"),
+    (paragraph(PREDICT), f"an experiment opening with '{PREDICT}'"),
+    (fence("exercise", "Foundation"), "the Foundation exercise"),
+    (fence("exercise", "Practice"), "the Practice exercise"),
+    (fence("exercise", "Challenge"), "the Challenge exercise"),
+    (heading(2, "Check your understanding"), "'## Check your understanding'"),
+    (fence("admonition", "Answer and explanation"), "an 'Answer and explanation' dropdown"),
+    (heading(2, "Diagnose the result"), "'## Diagnose the result'"),
+    (heading(2, "Carry forward"), "'## Carry forward'"),
+    (heading(2, "Keep your evidence"), "'## Keep your evidence'"),
+    (heading(2, "Primary references"), "'## Primary references'"),
 ]
 
 # Ruff on lesson cells: notebook code re-imports and redefines by design.
 RUFF_LESSON_ARGS = ["--select", "E,F,W", "--ignore", "E402,E501,E731,F811", "--line-length", "120"]
 
 
-def check_anatomy(lines: list[str]) -> list[Problem]:
+def top_level(source: LessonSource) -> list:
+    return [block for block in source.blocks if block.depth == 0]
+
+
+def check_anatomy(source: LessonSource) -> list[Problem]:
     problems = []
-    position = 0
-    for pattern, what in ANATOMY:
-        regex = re.compile(pattern)
-        hit = next((i for i in range(position, len(lines)) if regex.match(lines[i])), None)
+    blocks = top_level(source)
+    position, last_line = 0, 1
+    for matches, what in ANATOMY:
+        hit = next((i for i in range(position, len(blocks)) if matches(blocks[i])), None)
         if hit is None:
-            anywhere = next((i for i, line in enumerate(lines) if regex.match(line)), None)
+            anywhere = next((block for block in blocks if matches(block)), None)
             if anywhere is None:
-                # Located at the last anchor found: the missing part belongs after it.
-                problems.append(Problem(max(position, 1), f"missing {what} after this point"))
+                # Located at the last part found: the missing part belongs after it.
+                problems.append(Problem(last_line, f"missing {what} after this point"))
             else:
-                problems.append(Problem(anywhere + 1, f"{what} is out of order: it must come after line {position}"))
+                problems.append(Problem(anywhere.line, f"{what} is out of order: it must come after line {last_line}"))
             continue
-        position = hit + 1
-    steps = [int(m[1]) for line in lines if (m := re.match(r"## Step (\d+): ", line))]
-    if steps and steps != list(range(1, len(steps) + 1)):
-        problems.append(Problem(1, f"steps must be numbered 1, 2, 3...; found {steps}"))
+        position, last_line = hit + 1, blocks[hit].line
+    steps = [
+        (block.line, block.text) for block in source.headings() if block.level == 2 and block.text.startswith("Step ")
+    ]
+    numbers = [int(match[1]) for _, text in steps if (match := re.match(r"Step (\d+): ", text))]
+    if numbers and numbers != list(range(1, len(numbers) + 1)):
+        problems.append(Problem(steps[0][0], f"steps must be numbered 1, 2, 3...; found {numbers}"))
+    titles = [block for block in source.headings() if block.level == 1]
+    if len(titles) > 1:
+        problems.append(Problem(titles[1].line, "a lesson has one '# Title' heading; use '##' for sections"))
     return problems
 
 
-def check_exercises(all_blocks: list[Block], lesson_id: str) -> list[Problem]:
+def check_experiments(source: LessonSource) -> list[Problem]:
+    """At least two experiments, each a prediction followed by a cell that runs it."""
+    blocks = top_level(source)
+    predictions = [
+        i for i, block in enumerate(blocks) if isinstance(block, Paragraph) and block.text.startswith(PREDICT)
+    ]
     problems = []
-    exercises = [block for block in all_blocks if block.kind == "exercise"]
+    for index in predictions:
+        after = blocks[index + 1 :]
+        until = next((i for i, block in enumerate(after) if isinstance(block, Heading)), len(after))
+        if not any(fence("code-cell")(block) for block in after[:until]):
+            problems.append(Problem(blocks[index].line, "this experiment has no {code-cell} before the next heading"))
+    if 0 < len(predictions) < MIN_EXPERIMENTS:
+        problems.append(
+            Problem(
+                blocks[predictions[-1]].line, f"a lesson has at least {MIN_EXPERIMENTS} predict-then-run experiments"
+            )
+        )
+    return problems
+
+
+def check_exercises(source: LessonSource, lesson_id: str) -> list[Problem]:
+    problems = []
+    exercises = source.fences("exercise", top_level=True)
     for level in LEVELS:
-        count = sum(block.argument == level for block in exercises)
+        count = sum(exercise.argument == level for exercise in exercises)
         if count > 1:
             problems.append(Problem(exercises[0].line, f"there must be one {level} exercise, found {count}"))
+    starts = source.fences("solution-start", top_level=True)
+    ends = source.fences("solution-end", top_level=True)
     for exercise in exercises:
         label = exercise.options.get("label")
         if exercise.argument not in LEVELS:
@@ -92,59 +176,95 @@ def check_exercises(all_blocks: list[Block], lesson_id: str) -> list[Problem]:
                 Problem(exercise.line, f"exercise has no :label: (use {lesson_id}-{exercise.argument.lower()})")
             )
             continue
-        later = [block for block in all_blocks if block.line > exercise.end]
-        start = next((b for b in later if b.kind == "solution-start" and b.argument == label), None)
+        start = next((b for b in starts if b.line > exercise.end and b.argument == label), None)
         if start is None:
             problems.append(Problem(exercise.line, f"exercise '{label}' has no {{solution-start}} {label}"))
             continue
-        scaffolds = [b for b in later if b.kind == "python" and b.line < start.line]
-        if not any("TODO" in text for scaffold in scaffolds for _, text in scaffold.body):
+        scaffolds = [b for b in source.fences("python", top_level=True) if exercise.end < b.line < start.line]
+        if not any("TODO" in scaffold.code for scaffold in scaffolds):
             problems.append(
                 Problem(exercise.line, f"exercise '{label}' has no starter scaffold (a ```python block with TODOs)")
             )
         if "dropdown" not in start.options.get("class", ""):
             problems.append(Problem(start.line, f"solution of '{label}' must be collapsed: add ':class: dropdown'"))
-        end = next((b for b in later if b.kind == "solution-end" and b.line > start.line), None)
+        end = next((b for b in ends if b.line > start.line), None)
         if end is None:
             problems.append(Problem(start.line, f"solution of '{label}' has no {{solution-end}}"))
             continue
-        if not any(b.kind == "code-cell" and start.line < b.line < end.line for b in all_blocks):
+        if not any(start.line < cell.line < end.line for cell in source.code_cells()):
             problems.append(Problem(start.line, f"solution of '{label}' has no executed {{code-cell}}"))
-    for block in all_blocks:
-        if block.kind in ("hint",) and "dropdown" not in block.options.get("class", ""):
+    for block in source.fences():
+        if block.name == "hint" and "dropdown" not in block.options.get("class", ""):
             problems.append(Problem(block.line, "a hint must be collapsed: add ':class: dropdown'"))
-        if block.kind == "admonition" and block.argument in ("Compare your reasoning", "Answer and explanation"):
+        if block.name == "admonition" and block.argument in ("Compare your reasoning", "Answer and explanation"):
             if "dropdown" not in block.options.get("class", ""):
                 problems.append(Problem(block.line, f"'{block.argument}' must be collapsed: add ':class: dropdown'"))
     return problems
 
 
-def check_figures(lines: list[str], all_blocks: list[Block], lesson_id: str) -> list[Problem]:
+def check_cells(source: LessonSource) -> list[Problem]:
+    """Cell tags the build knows, timings marked as varying, and code cells that can be located."""
     problems = []
-    for block in all_blocks:
-        if block.kind in ("figure", "image") and not block.options.get("alt", "").strip():
-            problems.append(Problem(block.line, f"{block.kind} '{block.argument}' has no :alt: text"))
-        if block.kind == "figure" and "/figures/" in block.argument:
-            if not any(
-                "save_figure(" in text for cell in all_blocks if cell.kind == "code-cell" for _, text in cell.body
-            ):
-                problems.append(Problem(block.line, "the figure is never drawn: call save_figure(...) in a code cell"))
-    for number, line in enumerate(lines, start=1):
-        for match in re.finditer(r"!\[([^\]]*)\]\(([^)]+)\)", line):
-            if not match[1].strip():
-                problems.append(Problem(number, f"image {match[2]} has no alt text"))
+    for cell in source.code_cells():
+        for tag in cell.tags:
+            if tag not in CELL_TAGS:
+                hint = frontmatter.closest(tag, CELL_TAGS)
+                problems.append(
+                    Problem(cell.line, f"unknown cell tag {tag!r}" + (f"; did you mean {hint!r}?" if hint else ""))
+                )
+        code = cell.code
+        if _CLOCK.search(code) and _PRINTS.search(code) and "varies" not in cell.tags:
+            problems.append(
+                Problem(
+                    cell.line,
+                    "this cell prints a timing: tag it ':tags: [varies]' so the change report expects it to vary",
+                )
+            )
+    lines = source.lines
+    for cell in source.code_cells():
+        if cell.end < len(lines) and lines[cell.end].strip():
+            problems.append(
+                Problem(cell.end + 1, "put a blank line between a code cell's closing fence and the text after it")
+            )
+    problems += [
+        Problem(block.line, f"this {block.name or 'code'} block is never closed")
+        for block in source.fences()
+        if not block.closed
+    ]
     return problems
 
 
-def check_references(lines: list[str]) -> list[Problem]:
+def check_figures(source: LessonSource) -> list[Problem]:
+    problems = []
+    draws = any("save_figure(" in cell.code for cell in source.code_cells())
+    for block in source.fences():
+        if block.name in ("figure", "image") and block.is_directive and not str(block.options.get("alt", "")).strip():
+            problems.append(Problem(block.line, f"{block.name} '{block.argument}' has no :alt: text"))
+        if block.name == "figure" and "/figures/" in block.argument and not draws:
+            problems.append(Problem(block.line, "the figure is never drawn: call save_figure(...) in a code cell"))
+    for block in source.blocks:
+        if isinstance(block, Paragraph):
+            for offset, line in enumerate(block.text.splitlines()):
+                for match in re.finditer(r"!\[([^\]]*)\]\(([^)]+)\)", line):
+                    if not match[1].strip():
+                        problems.append(Problem(block.line + offset, f"image {match[2]} has no alt text"))
+    return problems
+
+
+def check_references(source: LessonSource) -> list[Problem]:
     """'## Primary references' links JAX's own documentation, and only that."""
-    start = next((i for i, line in enumerate(lines) if line.strip() == "## Primary references"), None)
+    headings = source.headings()
+    start = next((h for h in headings if h.level == 2 and h.text == "Primary references"), None)
     if start is None:
         return []  # reported by check_anatomy
-    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
-    links = [(i + 1, url) for i in range(start, end) for url in re.findall(r"\]\((\S+?)\)", lines[i])]
+    end = next((h.line for h in headings if h.level <= 2 and h.line > start.line), len(source.lines) + 1)
+    links = [
+        (number, url)
+        for number in range(start.line, end)
+        for url in re.findall(r"\]\((\S+?)\)", source.lines[number - 1])
+    ]
     if not links:
-        return [Problem(start + 1, "'## Primary references' lists no links")]
+        return [Problem(start.line, "'## Primary references' lists no links")]
     return [
         Problem(number, f"primary reference {url} is not a docs.jax.dev page")
         for number, url in links
@@ -152,62 +272,46 @@ def check_references(lines: list[str]) -> list[Problem]:
     ]
 
 
-def check_lesson(path: Path) -> list[Problem]:
+def check_lesson(path: Path, source: LessonSource | None = None) -> list[Problem]:
     """Every problem in one lesson file except ruff's."""
-    text = path.read_text(encoding="utf-8")
     front, problems = frontmatter.read_lesson(path)
     if front is None:
         return problems
-    lines = text.splitlines()
-    body_start = front.line_count
-    body = [""] * body_start + lines[body_start:]  # keep line numbers
-    all_blocks = blocks(body)
-    lesson_id = path.stem
-    title = next((line[2:].strip() for line in body if line.startswith("# ")), None)
-    if title is not None and front.lesson.get("title") not in (None, title):
-        problems.append(Problem(front.line_of("lesson.title"), f"'lesson.title' differs from the heading '# {title}'"))
-    problems += check_anatomy(body)
-    problems += check_exercises(all_blocks, lesson_id)
-    problems += check_figures(body, all_blocks, lesson_id)
-    problems += check_references(body)
+    source = source or lessonsource.parse(path.read_text(encoding="utf-8"))
+    titles = [block for block in source.headings() if block.level == 1]
+    if titles and front.lesson.get("title") not in (None, titles[0].text):
+        problems.append(
+            Problem(front.line_of("lesson.title"), f"'lesson.title' differs from the heading '# {titles[0].text}'")
+        )
+    problems += check_anatomy(source)
+    problems += check_experiments(source)
+    problems += check_exercises(source, path.stem)
+    problems += check_cells(source)
+    problems += check_figures(source)
+    problems += check_references(source)
     return problems
 
 
-def code_only(path: Path) -> str:
+def code_only(source: LessonSource) -> str:
     """The lesson with everything but executed cell code blanked, so ruff's lines are the file's."""
-    lines = path.read_text(encoding="utf-8").splitlines()
-    keep = [""] * len(lines)
-    for block in blocks(lines):
-        if block.kind == "code-cell":
-            for number, text in block.body:
-                keep[number - 1] = "" if text.startswith("%") else text
+    keep = [""] * len(source.lines)
+    for cell in source.code_cells():
+        for number, text in cell.body:
+            keep[number - 1] = "" if text.startswith("%") else text
     return "\n".join(keep) + "\n"
 
 
-def ruff_problems(paths: list[Path]) -> dict[Path, list[Problem]]:
+def ruff_problems(sources: dict[Path, LessonSource]) -> dict[Path, list[Problem]]:
     """Ruff's findings in the lessons' code cells, located in the .md files."""
-    found: dict[Path, list[Problem]] = {path: [] for path in paths}
+    found: dict[Path, list[Problem]] = {path: [] for path in sources}
     with tempfile.TemporaryDirectory() as scratch:
         copies = {}
-        for path in paths:
+        for path, source in sources.items():
             copy = Path(scratch) / f"{path.stem.replace('-', '_')}.py"
-            copy.write_text(code_only(path), encoding="utf-8")
+            copy.write_text(code_only(source), encoding="utf-8")
             copies[str(copy.resolve())] = path
-        result = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "ruff",
-                "check",
-                "--isolated",
-                "--output-format",
-                "json",
-                *RUFF_LESSON_ARGS,
-                *copies,
-            ],
-            capture_output=True,
-            text=True,
-        )
+        command = [sys.executable, "-m", "ruff", "check", "--isolated", "--output-format", "json", *RUFF_LESSON_ARGS]
+        result = subprocess.run([*command, *copies], capture_output=True, text=True)
         if result.returncode not in (0, 1):
             raise RuntimeError(f"ruff failed: {result.stderr.strip()}")
         for finding in json.loads(result.stdout or "[]"):
@@ -217,29 +321,30 @@ def ruff_problems(paths: list[Path]) -> dict[Path, list[Problem]]:
 
 
 def lesson_paths(root: Path, names: list[str]) -> list[Path]:
-    if names:
-        return [Path(name) if name.endswith(".md") else root / "lessons" / f"{name}.md" for name in names]
-    return sorted(path for path in (root / "lessons").glob("*.md") if not path.name.startswith("_"))
+    if not names:
+        return catalogue.lesson_files(root)
+    return [Path(name) if name.endswith(".md") else root / catalogue.LESSONS_DIR / f"{name}.md" for name in names]
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     root = Path.cwd()
     paths = lesson_paths(root, argv)
     missing = [path for path in paths if not path.exists()]
     for path in missing:
         print(f"{path}: no such lesson file", file=sys.stderr)
-    paths = [path for path in paths if path.exists()]
-    from_ruff = ruff_problems(paths)
+    sources = {path: lessonsource.parse(path.read_text(encoding="utf-8")) for path in paths if path.exists()}
+    from_ruff = ruff_problems(sources)
     total = len(missing)
-    for path in paths:
+    for path, source in sources.items():
         shown = path.relative_to(root) if path.is_absolute() and path.is_relative_to(root) else path
-        for problem in sorted(check_lesson(path) + from_ruff[path], key=lambda problem: problem.line):
+        for problem in sorted(check_lesson(path, source) + from_ruff[path], key=lambda problem: problem.line):
             print(f"{shown}:{problem.line}: {problem.message}")
             total += 1
-    checked = f"{len(paths)} lesson{'s' if len(paths) != 1 else ''}"
+    checked = f"{len(sources)} lesson{'s' if len(sources) != 1 else ''}"
     print(f"{checked} checked, {total} problem{'s' if total != 1 else ''}", file=sys.stderr)
     return 1 if total else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from docutils import nodes
+from docutils.statemachine import StringList
 from sphinx import addnodes
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from . import frontmatter
+from . import catalogue
 from .nodes import execution_report, recorded_run
 
 logger = logging.getLogger(__name__)
@@ -30,38 +31,21 @@ class ExecutionReport(SphinxDirective):
         return [execution_report()]
 
 
-def lesson_catalogue(srcdir: Path, lessons_dir: str) -> list[dict]:
-    """Front matter of every valid lesson file, sorted by phase then order.
-
-    Invalid lessons are left out here: their own build reports them, once.
-    """
-    lessons = []
-    for path in sorted(Path(srcdir, lessons_dir).glob("*.md")):
-        if path.name.startswith("_"):
-            continue
-        front, problems = frontmatter.read_lesson(path)
-        if not problems:
-            lessons.append({**front.lesson, "docname": f"{lessons_dir}/{path.stem}", "path": path})
-    lessons.sort(key=lambda lesson: (lesson["phase"], lesson["order"], lesson["id"]))
-    return lessons
-
-
 class LessonIndex(SphinxDirective):
     """The lessons grouped by phase, built from their front matter, with a hidden toctree."""
 
     def run(self) -> list[nodes.Node]:
         lessons_dir = self.config.course_lessons_dir.strip("/")
-        lessons = lesson_catalogue(Path(self.env.srcdir), lessons_dir)
-        # Only lessons in this build (nox -s lesson builds one).
-        lessons = [lesson for lesson in lessons if lesson["docname"] in self.env.found_docs]
+        lessons = catalogue.lessons(Path(self.env.srcdir), lessons_dir)
+        lessons = [lesson for lesson in lessons if f"{lessons_dir}/{lesson.id}" in self.env.found_docs]
         self.env.note_dependency(str(Path(self.env.srcdir, lessons_dir)))
         result: list[nodes.Node] = []
-        phases: dict[int, list[dict]] = {}
+        phases: dict[int, list[catalogue.Lesson]] = {}
         for lesson in lessons:
-            self.env.note_dependency(str(lesson["path"]))
-            phases.setdefault(lesson["phase"], []).append(lesson)
+            self.env.note_dependency(str(lesson.path))
+            phases.setdefault(lesson.meta["phase"], []).append(lesson)
         for phase, members in phases.items():
-            titles = {lesson["phase_title"] for lesson in members}
+            titles = {lesson.meta["phase_title"] for lesson in members}
             if len(titles) > 1:
                 logger.warning(
                     f"lessons of phase {phase} disagree on phase_title: {sorted(titles)}",
@@ -70,43 +54,33 @@ class LessonIndex(SphinxDirective):
                     subtype="catalogue",
                 )
             container = nodes.container(classes=["lesson-phase"])
-            container += nodes.rubric("", f"Phase {phase:02d}: {members[0]['phase_title']}")
+            container += nodes.rubric("", f"Phase {phase:02d}: {members[0].meta['phase_title']}")
             listing = nodes.enumerated_list(classes=["lesson-list"])
             for lesson in members:
-                item = nodes.list_item()
+                meta = lesson.meta
                 paragraph = nodes.paragraph()
                 reference = addnodes.pending_xref(
                     "",
                     refdomain="std",
                     reftype="doc",
-                    reftarget="/" + lesson["docname"],
+                    reftarget=f"/{lessons_dir}/{lesson.id}",
                     refexplicit=True,
                     refdoc=self.env.docname,
                 )
-                reference += nodes.inline("", lesson["title"])
+                reference += nodes.inline("", meta["title"])
                 paragraph += reference
                 paragraph += nodes.inline(
                     "",
-                    f" · {lesson['id']} · about {lesson['minutes']} minutes · {lesson['device']}",
+                    f" · {lesson.id} · about {meta['minutes']} minutes · {meta['device']}",
                     classes=["lesson-list-meta"],
                 )
-                item += paragraph
-                listing += item
+                listing += nodes.list_item("", paragraph)
             container += listing
             result.append(container)
-        toctree = addnodes.toctree()
-        toctree["parent"] = self.env.docname
-        toctree["entries"] = [(None, lesson["docname"]) for lesson in lessons]
-        toctree["includefiles"] = [lesson["docname"] for lesson in lessons]
-        toctree["maxdepth"] = 1
-        toctree["glob"] = False
-        toctree["hidden"] = True
-        toctree["caption"] = "Lessons"
-        toctree["titlesonly"] = True
-        toctree["numbered"] = 0
-        toctree["includehidden"] = False
-        wrapper = nodes.compound(classes=["toctree-wrapper"])
-        wrapper += toctree
-        self.add_name(wrapper)
-        result.append(wrapper)
+        # The navigation order: Sphinx's own toctree directive, written out and parsed here.
+        entries = "\n".join(f"/{lessons_dir}/{lesson.id}" for lesson in lessons)
+        toctree = f"```{{toctree}}\n:hidden:\n:caption: Lessons\n:maxdepth: 1\n:titlesonly:\n\n{entries}\n```\n"
+        holder = nodes.container()
+        self.state.nested_parse(StringList(toctree.splitlines(), source=self.env.docname), self.content_offset, holder)
+        result.extend(holder.children)
         return result

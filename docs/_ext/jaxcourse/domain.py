@@ -12,7 +12,7 @@ class CourseDomain(Domain):
     label = "JAX course"
     initial_data = {
         # docname -> {"meta": {...}, "stamp": {...} | None, "runtime": float | None,
-        #             "succeeded": bool, "error": str | None, "method": str}
+        #             "fresh": bool, "succeeded": bool, "error": str | None}
         "lessons": {},
         # docnames of pages holding an execution report, re-read on every build
         "report_pages": [],

@@ -2,21 +2,27 @@
 
 Written into ``<outdir>/_downloads/lessons/`` when the lesson is read, and
 linked from the lesson header. The build's hidden cells (run stamp, verdict,
-figure drawing) are left out, so every notebook runs anywhere JAX does.
+figure drawing) are left out, so every notebook runs anywhere JAX does. A
+lesson that asks for simulated CPU devices gets a first cell that asks for
+them the same way, before anything imports JAX.
 """
 
 from __future__ import annotations
 
+import copy
 import posixpath
 import shutil
 from pathlib import Path
 
 import nbformat
 from docutils import nodes
+from nbformat import NotebookNode
 from sphinx.application import Sphinx
 
+from . import frontmatter, lessonsource, record
 from .inject import SETUP_TAG, VERDICT_TAG
-from .mdblocks import blocks
+from .render import ExecutedRun, error_line, without_machine_paths
+from .runtime import DEVICE_COUNT_FLAG, RECORD_MIME
 
 DOWNLOADS = "_downloads/lessons"
 HIDDEN_TAGS = {SETUP_TAG, VERDICT_TAG, "remove-cell"}
@@ -28,88 +34,142 @@ def _tags(cell) -> set[str]:
     return set(cell.get("metadata", {}).get("tags", []))
 
 
-def executed_notebook(executed: nbformat.NotebookNode, merged_streams: bool) -> nbformat.NotebookNode:
+def device_cells(cpu_devices: int | None) -> list[NotebookNode]:
+    """The cells that give a reader's kernel the lesson's simulated devices, or none."""
+    if cpu_devices is None:
+        return []
+    note = nbformat.v4.new_markdown_cell(
+        f"This lesson runs on {cpu_devices} simulated CPU devices. Run the next cell first, in a fresh "
+        "kernel: XLA reads the device count once, when JAX starts."
+    )
+    code = nbformat.v4.new_code_cell(
+        "import os\n\n"
+        "# Must run before anything imports JAX.\n"
+        f'os.environ["XLA_FLAGS"] = os.environ.get("XLA_FLAGS", "") + " {DEVICE_COUNT_FLAG}={cpu_devices}"\n'
+        'os.environ.setdefault("JAX_PLATFORMS", "cpu")'
+    )
+    return [note, code]
+
+
+def _without_comments(markdown: str) -> str:
+    """A markdown cell without MyST comment lines (``%``), which Jupyter would show as text."""
+    return "\n".join(line for line in markdown.splitlines() if not line.lstrip().startswith("%")).strip()
+
+
+def _outputs(cell: NotebookNode, shown: list[tuple[str, str]]) -> list[NotebookNode]:
+    """The cell's outputs as its page shows them: merged streams, short errors, no kernel records."""
+    streams = [nbformat.v4.new_output("stream", name=kind, text=text) for kind, text in shown if kind != "error"]
+    outputs: list[NotebookNode] = []
+    for output in cell.get("outputs", []):
+        kind = output.get("output_type")
+        if kind == "stream":
+            outputs.extend(streams)  # all of them, where the first stream was
+            streams = []
+        elif kind == "error":
+            outputs.append(
+                nbformat.v4.new_output(
+                    "error",
+                    ename=output.get("ename", ""),
+                    evalue=without_machine_paths(str(output.get("evalue", ""))),
+                    traceback=[error_line(output)],
+                )
+            )
+        elif kind in ("display_data", "execute_result"):
+            kept = copy.deepcopy(output)
+            kept["data"].pop(RECORD_MIME, None)
+            if kept["data"]:
+                outputs.append(kept)
+    return outputs + streams
+
+
+def executed_notebook(run: ExecutedRun, cpu_devices: int | None = None) -> NotebookNode:
     """This build's notebook without the build's hidden cells."""
     notebook = nbformat.v4.new_notebook(metadata={"kernelspec": KERNELSPEC})
-    notebook.cells = [cell for cell in executed.cells if not (_tags(cell) & HIDDEN_TAGS)]
-    if merged_streams:
-        # myst-nb's nb_merge_streams appends later stream text to a cell's first stream
-        # output in place and leaves the later outputs behind: keep the merged one only.
-        for cell in notebook.cells:
-            if cell.cell_type == "code":
-                seen: set[str] = set()
-                kept = []
-                for output in cell.outputs:
-                    if output.output_type == "stream":
-                        if output.name in seen:
-                            continue
-                        seen.add(output.name)
-                    kept.append(output)
-                cell.outputs = kept
+    notebook.cells = device_cells(cpu_devices)
+    for index, cell in enumerate(run.notebook.cells):
+        if _tags(cell) & HIDDEN_TAGS:
+            continue
+        if cell.cell_type == "markdown":
+            text = _without_comments(cell.source)
+            if text:
+                notebook.cells.append(nbformat.v4.new_markdown_cell(text))
+        elif cell.cell_type == "code":
+            copied = nbformat.v4.new_code_cell(
+                cell.source, execution_count=cell.get("execution_count"), metadata=copy.deepcopy(cell.metadata)
+            )
+            copied.outputs = _outputs(cell, run.shown.get(index, []))
+            notebook.cells.append(copied)
     return notebook
 
 
-def _in_solution(markdown: str, inside: bool) -> bool:
-    """Whether code after this markdown cell sits between {solution-start} and {solution-end}."""
-    start, end = markdown.rfind("{solution-start}"), markdown.rfind("{solution-end}")
-    if start == end == -1:
-        return inside
-    return start > end
-
-
-def starter_notebook(executed: nbformat.NotebookNode, source: str, title: str) -> nbformat.NotebookNode:
+def starter_notebook(
+    run: ExecutedRun,
+    source: lessonsource.LessonSource,
+    kernel: record.KernelRecord,
+    title: str,
+    cpu_devices: int | None = None,
+) -> NotebookNode:
     """The lesson's own code to run first, then each exercise with its scaffold; no solutions."""
     cells = [
         nbformat.v4.new_markdown_cell(
             f"# {title}: exercises\n\nRun the lesson's code cells first; then fill in each scaffold's `TODO`s."
         ),
+        *device_cells(cpu_devices),
         nbformat.v4.new_markdown_cell("## The lesson's code"),
     ]
-    inside = False
-    for cell in executed.cells:
-        if cell.cell_type == "markdown":
-            inside = _in_solution(cell.source, inside)
-        elif cell.cell_type == "code" and not inside and not (_tags(cell) & HIDDEN_TAGS):
-            cells.append(nbformat.v4.new_code_cell(cell.source))
-    lines = source.splitlines()
-    found = blocks(lines)
-    for exercise in (block for block in found if block.kind == "exercise"):
-        prompt, hints = [], []
-        nested = [block for block in found if exercise.line < block.line < exercise.end]
-        nested_lines = {number for block in nested for number in range(block.line, block.end + 1)}
-        for number, text in exercise.body:
-            if number not in nested_lines:
-                prompt.append(text)
-        for block in nested:
-            if block.kind == "hint":
-                hints.append(" ".join(text.strip() for _, text in block.body if text.strip()))
+    solutions = [
+        (start.line, next((end.line for end in source.fences("solution-end") if end.line > start.line), start.line))
+        for start in source.fences("solution-start")
+    ]
+    for index, fence in zip(kernel.author_cells, source.code_cells(), strict=False):
+        in_solution = any(start < fence.line < end for start, end in solutions)
+        if in_solution or _tags(run.notebook.cells[index]) & HIDDEN_TAGS:
+            continue
+        cells.append(nbformat.v4.new_code_cell(run.notebook.cells[index].source))
+    for exercise in source.fences("exercise"):
+        nested = source.inside(exercise)
+        nested_lines = {
+            number
+            for block in nested
+            if isinstance(block, lessonsource.Fence)
+            for number in range(block.line, block.end + 1)
+        }
+        prompt = [text for number, text in exercise.body if number not in nested_lines]
+        hints = [
+            " ".join(text.strip() for _, text in block.body if text.strip())
+            for block in nested
+            if isinstance(block, lessonsource.Fence) and block.name == "hint"
+        ]
         markdown = f"## {exercise.argument}\n\n" + "\n".join(prompt).strip()
         if hints:
             markdown += "\n\n" + "\n".join(f"*Hint:* {hint}" for hint in hints)
         cells.append(nbformat.v4.new_markdown_cell(markdown))
-        scaffold = next(
-            (block for block in found if block.kind == "python" and block.line > exercise.end),
-            None,
-        )
+        scaffold = next((fence for fence in source.fences("python", top_level=True) if fence.line > exercise.end), None)
         if scaffold is not None:
-            cells.append(nbformat.v4.new_code_cell("\n".join(text for _, text in scaffold.body)))
+            cells.append(nbformat.v4.new_code_cell(scaffold.code))
     return nbformat.v4.new_notebook(cells=cells, metadata={"kernelspec": KERNELSPEC})
 
 
-def write_downloads(app: Sphinx, docname: str, source_path: Path, title: str) -> list[tuple[str, str]] | None:
+def write_downloads(
+    app: Sphinx,
+    docname: str,
+    source_path: Path,
+    front: frontmatter.FrontMatter,
+    run: ExecutedRun,
+    source: lessonsource.LessonSource,
+    kernel: record.KernelRecord,
+) -> list[tuple[str, str]] | None:
     """Write the three files; return (label, path relative to outdir) pairs, or None without a run."""
-    executed_path = Path(app.env.mystnb_config.output_folder, docname + ".ipynb")
-    if not executed_path.exists():
+    if run.notebook is None:
         return None
-    executed = nbformat.read(executed_path, as_version=4)
     stem = source_path.stem
+    cpu_devices = front.lesson.get("cpu_devices")
     folder = Path(app.outdir, DOWNLOADS)
     folder.mkdir(parents=True, exist_ok=True)
-    merged = app.env.mystnb_config.merge_streams
-    nbformat.write(executed_notebook(executed, merged), folder / f"{stem}.ipynb")
+    nbformat.write(executed_notebook(run, cpu_devices), folder / f"{stem}.ipynb")
     shutil.copyfile(source_path, folder / f"{stem}.md")
-    source = source_path.read_text(encoding="utf-8")
-    nbformat.write(starter_notebook(executed, source, title), folder / f"{stem}-exercises.ipynb")
+    starter = starter_notebook(run, source, kernel, front.lesson["title"], cpu_devices)
+    nbformat.write(starter, folder / f"{stem}-exercises.ipynb")
     return [
         ("executed notebook", f"{DOWNLOADS}/{stem}.ipynb"),
         ("MyST source", f"{DOWNLOADS}/{stem}.md"),

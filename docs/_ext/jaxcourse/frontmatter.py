@@ -23,7 +23,17 @@ LESSON_KEYS: dict[str, tuple[type, str]] = {
     "minutes": (int, "estimated study time in minutes (55)"),
     "device": (str, "device the lesson is written for: CPU, GPU or TPU"),
 }
+#: Keys a lesson may declare under ``lesson:``.
+OPTIONAL_LESSON_KEYS: dict[str, tuple[type, str]] = {
+    "cpu_devices": (
+        int,
+        "simulated CPU devices the lesson's kernel starts with, 1 to 64 "
+        "(sets XLA_FLAGS=--xla_force_host_platform_device_count before JAX starts)",
+    ),
+}
+CPU_DEVICES_RANGE = range(1, 65)
 DEVICES = ("CPU", "GPU", "TPU")
+TEMPLATE = "lessons/_template.md"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -99,13 +109,18 @@ def validate(front: FrontMatter, path: Path) -> list[Problem]:
     """Every problem with a parsed front matter block; an empty list means complete."""
     problems: list[Problem] = []
     if "kernelspec" not in front.data:
-        problems.append(Problem(1, "front matter lacks 'kernelspec' (copy it from lessons/_template.md)"))
+        problems.append(Problem(1, f"front matter lacks 'kernelspec' (copy it from {TEMPLATE})"))
     lesson = front.data.get("lesson")
     if not isinstance(lesson, dict):
-        problems.append(Problem(front.line_of("lesson"), "front matter lacks the 'lesson:' mapping"))
+        message = f"front matter lacks the 'lesson:' mapping (copy it from {TEMPLATE}, or run nox -s new)"
+        misspelt = closest("lesson", [key for key in front.data if key != "lesson"])
+        if misspelt:
+            message += f"; did you mean 'lesson' for '{misspelt}'?"
+        problems.append(Problem(front.line_of(misspelt or "lesson"), message))
         return problems
-    unknown = sorted(set(lesson) - set(LESSON_KEYS))
-    misspelt = {closest(key, LESSON_KEYS) for key in unknown}
+    known = {**LESSON_KEYS, **OPTIONAL_LESSON_KEYS}
+    unknown = sorted(set(lesson) - set(known))
+    misspelt = {closest(key, known) for key in unknown}
     for key, (kind, meaning) in LESSON_KEYS.items():
         line = front.line_of(f"lesson.{key}")
         if key not in lesson:
@@ -113,8 +128,25 @@ def validate(front: FrontMatter, path: Path) -> list[Problem]:
                 problems.append(Problem(line, f"'lesson.{key}' is missing: {meaning}"))
         elif not isinstance(lesson[key], kind) or isinstance(lesson[key], bool):
             problems.append(Problem(line, f"'lesson.{key}' must be {kind.__name__}, got {lesson[key]!r}: {meaning}"))
+    for key, (kind, meaning) in OPTIONAL_LESSON_KEYS.items():
+        if key in lesson and (not isinstance(lesson[key], kind) or isinstance(lesson[key], bool)):
+            problems.append(
+                Problem(
+                    front.line_of(f"lesson.{key}"),
+                    f"'lesson.{key}' must be {kind.__name__}, got {lesson[key]!r}: {meaning}",
+                )
+            )
+    cpu_devices = lesson.get("cpu_devices")
+    if isinstance(cpu_devices, int) and not isinstance(cpu_devices, bool) and cpu_devices not in CPU_DEVICES_RANGE:
+        problems.append(
+            Problem(
+                front.line_of("lesson.cpu_devices"),
+                f"'lesson.cpu_devices' must be from {CPU_DEVICES_RANGE.start} to {CPU_DEVICES_RANGE.stop - 1}, "
+                f"got {cpu_devices}",
+            )
+        )
     for key in unknown:
-        hint = closest(key, LESSON_KEYS)
+        hint = closest(key, known)
         suggestion = f"; did you mean '{hint}'?" if hint else ""
         problems.append(Problem(front.line_of(f"lesson.{key}"), f"unknown key 'lesson.{key}'{suggestion}"))
     if isinstance(lesson.get("id"), str) and lesson["id"] != path.stem:

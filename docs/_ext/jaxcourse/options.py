@@ -26,6 +26,13 @@ OPTIONS: dict[str, tuple[object, str, type, str]] = {
         str,
         "A previous build's execution.json; its run times balance lessons over parallel processes.",
     ),
+    "course_only_lesson": (
+        "",
+        "env",
+        str,
+        "A lesson id: execute only that lesson; every other lesson becomes a title-only page "
+        "so that links to it still resolve (nox -s lesson).",
+    ),
     "course_environment_files": (
         ["requirements.txt"],
         "env",

@@ -1,23 +1,33 @@
-"""Read what the lesson's kernel recorded out of the parsed page.
+"""What a notebook's kernel recorded, read from the executed notebook (nbformat).
 
-myst-nb renders each executed cell as a container carrying its metadata. The
-hidden setup cell publishes the run stamp, the hidden verdict cell publishes
-the figures the run wrote, and every ``print`` becomes a stream output; this
-module collects those from the doctree in page order.
+The hidden setup cell publishes the run stamp and the hidden verdict cell the
+figures the run wrote (``runtime.RECORD_MIME`` display data). The course's
+IPython extension publishes, for a cell that raised, the line of the cell that
+raised; the error itself is nbformat's structured ``ename``/``evalue``. The
+printed transcript is what the page shows under the cells, in order, kept by
+the render plugin (``render.ExecutedRun``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
-import re
 
-from docutils import nodes
+from nbformat import NotebookNode
 
 from .inject import SETUP_TAG, VERDICT_TAG
+from .render import ExecutedRun, error_line
+from .runtime import RECORD_MIME
 
-_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-_CELL_FRAME = re.compile(r"Cell In\[(\d+)\], line (\d+)")
+RAISES_TAG = "raises-exception"  # myst-nb's and nbclient's tag for a cell allowed to raise
+
+
+@dataclasses.dataclass
+class CellError:
+    cell_index: int
+    ename: str
+    summary: str  # "Type: message", as the page shows it
+    line_in_cell: int | None  # 1-based line of the cell's code that raised, from the kernel
+    expected: bool  # the cell is tagged raises-exception
 
 
 @dataclasses.dataclass
@@ -25,67 +35,72 @@ class KernelRecord:
     stamp: dict | None = None
     verdict: dict | None = None
     transcript: list[str] = dataclasses.field(default_factory=list)
-    setup_cell: nodes.Element | None = None
-    verdict_cell: nodes.Element | None = None
-    code_cells: list[nodes.Element] = dataclasses.field(default_factory=list)
+    errors: list[CellError] = dataclasses.field(default_factory=list)
+    #: notebook index of each of the author's code cells (not the hidden setup and verdict cells)
+    author_cells: list[int] = dataclasses.field(default_factory=list)
+    #: author's code cells tagged raises-exception that ran and raised nothing
+    quiet_raisers: list[int] = dataclasses.field(default_factory=list)
+    #: notebook index of the last code cell the kernel started, if any
+    last_started: int | None = None
+    setup_index: int | None = None
+    verdict_index: int | None = None
+    #: code cell index -> the source the kernel ran
+    sources: dict[int, str] = dataclasses.field(default_factory=dict)
+
+    @property
+    def unexpected_error(self) -> CellError | None:
+        return next((error for error in self.errors if not error.expected), None)
 
 
-def is_code_cell(node: nodes.Node) -> bool:
-    return isinstance(node, nodes.container) and node.get("nb_element") == "cell_code"
+def cell_tags(cell: NotebookNode) -> list[str]:
+    return list(cell.get("metadata", {}).get("tags", []))
 
 
-def cell_tags(cell: nodes.Element) -> list[str]:
-    return list((cell.get("cell_metadata") or {}).get("tags", []))
-
-
-def _outputs(cell: nodes.Element, kind: str) -> list[str]:
+def records(cell: NotebookNode) -> list[dict]:
     return [
-        block.astext()
-        for block in cell.findall(nodes.literal_block)
-        if "output" in block["classes"] and kind in block["classes"]
+        output["data"][RECORD_MIME]
+        for output in cell.get("outputs", [])
+        if output.get("output_type") == "display_data" and RECORD_MIME in output.get("data", {})
     ]
 
 
-def _published(cell: nodes.Element) -> dict | None:
-    for text in _outputs(cell, "text_plain"):
-        try:
-            return json.loads(text)
-        except ValueError:
+def collect(run: ExecutedRun) -> KernelRecord:
+    """Everything the build needs to know about one executed notebook."""
+    record = KernelRecord(transcript=run.transcript())
+    notebook = run.notebook
+    if notebook is None:
+        return record
+    for index, cell in enumerate(notebook.cells):
+        if cell.cell_type != "code":
             continue
-    return None
-
-
-def collect(doctree: nodes.document) -> KernelRecord:
-    """The stamp, verdict and printed transcript of an executed lesson page."""
-    record = KernelRecord()
-    for cell in doctree.findall(is_code_cell):
         tags = cell_tags(cell)
+        record.sources[index] = cell.source
+        published = records(cell)
         if SETUP_TAG in tags:
-            record.setup_cell = cell
-            record.stamp = _published(cell)
+            record.setup_index = index
+            record.stamp = next((item for item in published if item.get("kind") == "stamp"), None)
         elif VERDICT_TAG in tags:
-            record.verdict_cell = cell
-            record.verdict = _published(cell)
+            record.verdict_index = index
+            record.verdict = next((item for item in published if item.get("kind") == "verdict"), None)
         else:
-            record.code_cells.append(cell)
-        if SETUP_TAG not in tags:
-            record.transcript.extend(_outputs(cell, "stream"))
+            record.author_cells.append(index)
+        if cell.get("execution_count") is not None:
+            record.last_started = index
+        lines = [item.get("line") for item in published if item.get("kind") == "error"]
+        errors = [output for output in cell.get("outputs", []) if output.get("output_type") == "error"]
+        for number, output in enumerate(errors):
+            record.errors.append(
+                CellError(
+                    index,
+                    str(output.get("ename", "")),
+                    error_line(output),
+                    lines[number] if number < len(lines) else None,
+                    RAISES_TAG in tags,
+                )
+            )
+        ran = cell.get("execution_count") is not None
+        if RAISES_TAG in tags and ran and not errors and SETUP_TAG not in tags and VERDICT_TAG not in tags:
+            record.quiet_raisers.append(index)
+    if record.verdict is not None:
+        record.transcript.append(f"PASS: {record.verdict['lesson']}\n")
     return record
-
-
-def failing_cell(record: KernelRecord) -> nodes.Element | None:
-    """The cell that stopped execution: the last one the kernel started."""
-    cells = [record.setup_cell, *record.code_cells, record.verdict_cell]
-    started = [cell for cell in cells if cell is not None and cell.get("exec_count") is not None]
-    return max(started, key=lambda cell: cell["exec_count"], default=None)
-
-
-def error_summary(cell: nodes.Element) -> tuple[str | None, int | None]:
-    """The final ``Error: message`` line of a cell's traceback, and the line in the cell."""
-    for text in _outputs(cell, "traceback"):
-        plain = _ANSI.sub("", text)
-        frames = [int(line) for count, line in _CELL_FRAME.findall(plain) if str(cell.get("exec_count")) == count]
-        lines = [line.strip() for line in plain.splitlines() if line.strip()]
-        summary = lines[-1] if lines else None
-        return summary, (frames[-1] if frames else None)
-    return None, None

@@ -8,10 +8,10 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.application import Sphinx
 
-from .lessonpage import stamp_iso
+from .lessonpage import ran_in_this_build, stamp_iso
 from .nodes import execution_report
 
-COLUMNS = ("Lesson", "Status", "Run time (s)", "JAX", "Run at (UTC)", "Method")
+COLUMNS = ("Lesson", "Status", "Run time (s)", "JAX", "Run at (UTC)", "Recording")
 
 
 def pages_to_reread(app: Sphinx, env, added, changed, removed) -> list[str]:
@@ -60,13 +60,26 @@ def _table(app: Sphinx, fromdocname: str, lessons: list[tuple[str, dict]]) -> no
                 nodes.Text(runtime),
                 nodes.Text(stamp.get("jax", "–")),
                 nodes.Text(stamp_iso(stamp) if stamp else "–"),
-                nodes.Text(lesson["method"] or "–"),
+                nodes.Text(recording(lesson)),
             ]
         )
         row["classes"].append("passed" if lesson["succeeded"] else "failed")
         body += row
     group += body
     return table
+
+
+def recording(lesson: dict) -> str:
+    """'fresh' when this build's kernel ran the lesson, else where its recording came from.
+
+    Decided now, not when the lesson was read: an unchanged lesson is not read again by
+    an incremental build, and its recording is then an earlier build's.
+    """
+    if not lesson["stamp"]:
+        return "–"
+    if ran_in_this_build(lesson["stamp"]):
+        return "fresh"
+    return f"reused: recorded {stamp_iso(lesson['stamp'])}, code and environment unchanged since"
 
 
 def write_json(app: Sphinx, exception: Exception | None) -> None:
@@ -79,7 +92,7 @@ def write_json(app: Sphinx, exception: Exception | None) -> None:
             "docname": docname,
             "succeeded": record["succeeded"],
             "runtime_seconds": record["runtime"],
-            "method": record["method"],
+            "fresh": ran_in_this_build(record["stamp"]),
             "stamp": record["stamp"],
         }
         for docname, record in sorted(lessons.items())

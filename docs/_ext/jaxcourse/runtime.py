@@ -4,33 +4,52 @@ The build injects one hidden cell at the top of every lesson that calls
 :func:`begin`, and one at the bottom that calls :func:`finish`. Lessons call
 :func:`save_figure` to turn their ``visual_data`` into ``figures/<id>.svg``.
 This module runs inside the Jupyter kernel, so it must not import Sphinx.
+
+What the kernel tells the build (the run stamp, the verdict, where a cell
+failed) travels as display data of type :data:`RECORD_MIME`, which the site's
+renderer never shows and the build reads back from the executed notebook.
 """
 
 from __future__ import annotations
 
 import datetime
 import io
-import json
 import os
 import platform
 from pathlib import Path
 
+RECORD_MIME = "application/vnd.jaxcourse.record+json"
+DEVICE_COUNT_FLAG = "--xla_force_host_platform_device_count"
+
 _run: dict = {}
 
 
-def begin(lesson_id: str, *, figures_dir: str, environment: str) -> None:
-    """Pin JAX to the CPU, then publish the run stamp taken inside this kernel.
+def cpu_device_flags(existing: str, count: int) -> str:
+    """``XLA_FLAGS`` with the simulated CPU device count set to ``count`` (any earlier count replaced)."""
+    kept = [flag for flag in existing.split() if not flag.startswith(DEVICE_COUNT_FLAG + "=")]
+    return " ".join([*kept, f"{DEVICE_COUNT_FLAG}={count}"])
 
-    ``environment`` is a fingerprint of the installed packages. It is unused
-    here; it sits in the cell source so that the execution cache key changes
-    whenever the environment does.
+
+def begin(lesson_id: str, *, figures_dir: str, environment: str, cpu_devices: int | None = None) -> None:
+    """Pin JAX to the CPU (with ``cpu_devices`` simulated devices), then publish the run stamp.
+
+    ``environment`` is a fingerprint of the installed packages and the settings
+    that change results. It is unused here; it sits in the cell source so that
+    the execution cache key changes whenever the environment does.
     """
-    # Must happen before the first ``import jax`` in this process.
+    # Both must happen before JAX initializes its backend in this process.
     os.environ["JAX_PLATFORMS"] = "cpu"
+    if cpu_devices is not None:
+        os.environ["XLA_FLAGS"] = cpu_device_flags(os.environ.get("XLA_FLAGS", ""), cpu_devices)
     import jax
     import jaxlib
 
-    device = jax.devices()[0]
+    devices = jax.devices()
+    if cpu_devices is not None and len(devices) != cpu_devices:
+        raise RuntimeError(
+            f"asked for {cpu_devices} CPU devices but JAX has {len(devices)}: "
+            "JAX was initialized before the course runtime set XLA_FLAGS"
+        )
     _run.clear()
     _run.update(lesson=lesson_id, figures_dir=Path(figures_dir), figures=[])
     stamp = {
@@ -39,27 +58,34 @@ def begin(lesson_id: str, *, figures_dir: str, environment: str) -> None:
         "jax": jax.__version__,
         "jaxlib": jaxlib.__version__,
         "backend": jax.default_backend(),
-        "device_kind": device.device_kind,
+        "device_kind": devices[0].device_kind,
+        "device_count": len(devices),
+        "simulated_devices": cpu_devices is not None,
+        "x64": bool(jax.config.jax_enable_x64),
         "python": platform.python_version(),
         "started": _utc_now(),
     }
-    _publish(stamp)
+    publish(stamp)
 
 
 def finish() -> None:
     """Print the verdict line. Reached only when every earlier cell passed."""
     if not _run:
         raise RuntimeError("jaxcourse.runtime.begin() did not run in this kernel")
-    _publish({"kind": "verdict", "lesson": _run["lesson"], "figures": _run["figures"], "finished": _utc_now()})
+    publish({"kind": "verdict", "lesson": _run["lesson"], "figures": _run["figures"], "finished": _utc_now()})
     print(f"PASS: {_run['lesson']}")
 
 
 def save_figure(visual_data: dict, *, title: str, name: str | None = None) -> Path:
     """Render a lesson's ``visual_data`` as a deterministic SVG in ``figures/``.
 
-    ``visual_data`` holds ``kind`` ('bar' or 'line'), ``labels`` (bar names or
-    x values), ``ylabel``, optional ``xlabel`` and ``series``: a list of
-    ``{'label': str, 'y': [float, ...]}``. The file is ``figures/<id>.svg``, or
+    ``visual_data`` holds ``kind`` ('bar', 'line' or 'grid'). For 'bar' and
+    'line': ``labels`` (bar names or x values), ``ylabel``, optional ``xlabel``
+    and ``series``: a list of ``{'label': str, 'y': [float, ...]}``. For 'grid'
+    (a 2-D array, one coloured cell per element, e.g. which device holds it):
+    ``values``, a list of rows of small non-negative integers, optional
+    ``cell_labels`` of the same shape, ``legend`` (a name per integer), and
+    ``xlabel``/``ylabel``. The file is ``figures/<id>.svg``, or
     ``figures/<id>-<name>.svg`` when a lesson draws more than one figure.
     """
     if not _run:
@@ -82,10 +108,8 @@ def render_svg(visual_data: dict, *, title: str) -> bytes:
     from matplotlib.figure import Figure
 
     kind = visual_data.get("kind")
-    if kind not in ("bar", "line"):
-        raise ValueError(f"visual_data['kind'] must be 'bar' or 'line', got {kind!r}")
-    labels = list(visual_data["labels"])
-    series = list(visual_data["series"])
+    if kind not in ("bar", "line", "grid"):
+        raise ValueError(f"visual_data['kind'] must be 'bar', 'line' or 'grid', got {kind!r}")
     style = {
         "svg.hashsalt": "jaxcourse",  # fixed element ids instead of random ones
         "svg.fonttype": "path",  # glyphs as paths: no dependency on reader fonts
@@ -99,36 +123,82 @@ def render_svg(visual_data: dict, *, title: str) -> bytes:
     with matplotlib.rc_context(style):
         figure = Figure(figsize=(6.4, 3.6))
         axes = figure.add_subplot()
-        if kind == "bar":
-            width = 0.8 / len(series)
-            for series_index, entry in enumerate(series):
-                positions = [i + (series_index - (len(series) - 1) / 2) * width for i in range(len(labels))]
-                bars = axes.bar(positions, entry["y"], width=width, label=entry.get("label"))
-                for bar_index, bar in enumerate(bars):
-                    bar.set_gid(f"bar-{series_index}-{bar_index}")
-            axes.set_xticks(range(len(labels)), labels)
+        if kind == "grid":
+            _draw_grid(axes, visual_data)
         else:
-            for series_index, entry in enumerate(series):
-                (line,) = axes.plot(labels, entry["y"], marker=entry.get("marker", ""), label=entry.get("label"))
-                line.set_gid(f"line-{series_index}")
+            _draw_series(axes, kind, visual_data)
         axes.set_title(title)
-        axes.set_ylabel(visual_data["ylabel"])
-        if visual_data.get("xlabel"):
-            axes.set_xlabel(visual_data["xlabel"])
-        if len(series) > 1 or kind == "line":
-            axes.legend(frameon=False)
-        axes.spines[["top", "right"]].set_visible(False)
         figure.tight_layout()
         buffer = io.BytesIO()
         figure.savefig(buffer, format="svg", metadata={"Date": None})
     return buffer.getvalue()
 
 
-def _publish(record: dict) -> None:
-    from IPython.display import display
+def _draw_series(axes, kind: str, visual_data: dict) -> None:
+    labels = list(visual_data["labels"])
+    series = list(visual_data["series"])
+    if kind == "bar":
+        width = 0.8 / len(series)
+        for series_index, entry in enumerate(series):
+            positions = [i + (series_index - (len(series) - 1) / 2) * width for i in range(len(labels))]
+            bars = axes.bar(positions, entry["y"], width=width, label=entry.get("label"))
+            for bar_index, bar in enumerate(bars):
+                bar.set_gid(f"bar-{series_index}-{bar_index}")
+        axes.set_xticks(range(len(labels)), labels)
+    else:
+        for series_index, entry in enumerate(series):
+            (line,) = axes.plot(labels, entry["y"], marker=entry.get("marker", ""), label=entry.get("label"))
+            line.set_gid(f"line-{series_index}")
+    axes.set_ylabel(visual_data["ylabel"])
+    if visual_data.get("xlabel"):
+        axes.set_xlabel(visual_data["xlabel"])
+    if len(series) > 1 or kind == "line":
+        axes.legend(frameon=False)
+    axes.spines[["top", "right"]].set_visible(False)
 
-    # Plain-text JSON: the Sphinx side reads it back from the hidden cell's output.
-    display({"text/plain": json.dumps(record)}, raw=True)
+
+# Colour-blind-safe qualitative palette (Okabe-Ito), light enough for dark labels.
+_GRID_COLOURS = ["#e69f00", "#56b4e9", "#009e73", "#f0e442", "#0072b2", "#d55e00", "#cc79a7", "#999999"]
+
+
+def _draw_grid(axes, visual_data: dict) -> None:
+    from matplotlib.patches import Patch, Rectangle
+
+    values = [list(row) for row in visual_data["values"]]
+    labels = visual_data.get("cell_labels")
+    names = list(visual_data.get("legend") or [])
+    rows, columns = len(values), len(values[0])
+    for row_index, row in enumerate(values):
+        if len(row) != columns:
+            raise ValueError("visual_data['values'] must be a rectangle")
+        for column_index, value in enumerate(row):
+            colour = _GRID_COLOURS[int(value) % len(_GRID_COLOURS)]
+            cell = Rectangle((column_index, row_index), 1, 1, facecolor=colour, edgecolor="white", linewidth=1.5)
+            cell.set_gid(f"cell-{row_index}-{column_index}")
+            axes.add_patch(cell)
+            text = str(labels[row_index][column_index]) if labels else str(value)
+            axes.text(column_index + 0.5, row_index + 0.5, text, ha="center", va="center", fontsize=9)
+    axes.set_xlim(0, columns)
+    axes.set_ylim(rows, 0)  # row 0 at the top, as arrays print
+    axes.set_aspect("equal")
+    axes.set_xticks([i + 0.5 for i in range(columns)], [str(i) for i in range(columns)])
+    axes.set_yticks([i + 0.5 for i in range(rows)], [str(i) for i in range(rows)])
+    axes.tick_params(length=0)
+    axes.set_xlabel(visual_data.get("xlabel", "column"))
+    axes.set_ylabel(visual_data.get("ylabel", "row"))
+    for spine in axes.spines.values():
+        spine.set_visible(False)
+    if names:
+        used = sorted({int(value) for row in values for value in row})
+        handles = [Patch(facecolor=_GRID_COLOURS[i % len(_GRID_COLOURS)], label=names[i]) for i in used]
+        axes.legend(handles=handles, frameon=False, loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=9)
+
+
+def publish(record: dict) -> None:
+    """Hand ``record`` to the build as display data that no page shows."""
+    from IPython.display import publish_display_data
+
+    publish_display_data({RECORD_MIME: record})
 
 
 def _utc_now() -> str:

@@ -1,10 +1,15 @@
 """Balance lesson execution across Sphinx's parallel reading processes.
 
-With ``-j N`` Sphinx cuts the sorted list of outdated documents into
-contiguous chunks and reads each chunk in one process, so one chunk can hold
-most of the lessons (each lesson runs a kernel) while another holds only
-prose pages. Before reading, the list is reordered so that every chunk gets a
+With ``-j N`` Sphinx reads the outdated documents in several processes, each
+lesson running its kernel inside the process that reads it. Left in name
+order, one process can get most of the lessons while another reads prose
+pages. Sphinx's documented ``env-before-read-docs`` event lets an extension
+reorder the documents; this module orders them so that each process gets a
 similar share of the expected execution time.
+
+How Sphinx splits the ordered list among processes is not documented; that
+knowledge is confined to :func:`sphinx_read_chunks`, and
+``tests/test_scheduling.py`` checks it against a real parallel build.
 """
 
 from __future__ import annotations
@@ -15,7 +20,15 @@ from pathlib import Path
 from sphinx.application import Sphinx
 from sphinx.util.parallel import make_chunks
 
-from .lessonpage import is_lesson
+
+def sphinx_read_chunks(docnames: list[str], nproc: int) -> list[list[str]]:
+    """The groups of documents Sphinx reads in one process each, for this order of ``docnames``.
+
+    Private behaviour, checked against Sphinx 9.0.4 (``Builder._read_parallel``): the
+    list is cut into contiguous chunks by ``sphinx.util.parallel.make_chunks`` and each
+    chunk is read by a fresh process, ``nproc`` of them at a time.
+    """
+    return make_chunks(list(docnames), nproc)
 
 
 def runtime_hints(app: Sphinx) -> dict[str, float]:
@@ -30,6 +43,8 @@ def runtime_hints(app: Sphinx) -> dict[str, float]:
 
 def expected_seconds(app: Sphinx, env, docname: str, hints: dict[str, float]) -> float:
     """This environment's last run time, else an earlier build's, else the file size as a stand-in."""
+    from .lessonpage import is_lesson
+
     if not is_lesson(app, docname):
         return 0.0
     record = env.get_domain("course").lessons.get(docname) or {}
@@ -40,18 +55,23 @@ def expected_seconds(app: Sphinx, env, docname: str, hints: dict[str, float]) ->
     return Path(env.doc2path(docname)).stat().st_size / 10_000
 
 
-def balance_chunks(app: Sphinx, env, docnames: list[str]) -> None:
-    if app.parallel <= 1 or len(docnames) <= 5:  # Sphinx reads serially then
-        return
-    sizes = [len(chunk) for chunk in make_chunks(list(docnames), app.parallel)]
-    hints = runtime_hints(app)
-    cost = {docname: expected_seconds(app, env, docname, hints) for docname in docnames}
+def plan(docnames: list[str], nproc: int, cost: dict[str, float]) -> list[str]:
+    """``docnames`` reordered so that Sphinx's chunks carry similar total cost."""
+    sizes = [len(chunk) for chunk in sphinx_read_chunks(docnames, nproc)]
     bins: list[list[str]] = [[] for _ in sizes]
     loads = [0.0] * len(sizes)
     # Longest first, each into the least loaded chunk that still has room.
-    for docname in sorted(docnames, key=lambda name: -cost[name]):
+    for docname in sorted(docnames, key=lambda name: (-cost.get(name, 0.0), name)):
         open_bins = [i for i, size in enumerate(sizes) if len(bins[i]) < size]
         target = min(open_bins, key=lambda i: loads[i])
         bins[target].append(docname)
-        loads[target] += cost[docname]
-    docnames[:] = [docname for chunk in bins for docname in chunk]
+        loads[target] += cost.get(docname, 0.0)
+    return [docname for chunk in bins for docname in chunk]
+
+
+def balance_chunks(app: Sphinx, env, docnames: list[str]) -> None:
+    if app.parallel <= 1 or not app.is_parallel_allowed("read"):
+        return  # Sphinx reads serially: the order does not matter
+    hints = runtime_hints(app)
+    cost = {docname: expected_seconds(app, env, docname, hints) for docname in docnames}
+    docnames[:] = plan(docnames, app.parallel, cost)

@@ -1,40 +1,80 @@
-"""Build the site beside the published one and swap it in only when the build passes.
+"""Build the site beside the published one and publish it only when the build passes.
 
-``python -m jaxcourse.sitebuild OUTDIR [sphinx options...]`` builds into
-``OUTDIR.new`` with warnings as errors, then replaces ``OUTDIR``. A failed
-build leaves ``OUTDIR`` as it was, prints every problem once more at the end,
-and exits non-zero.
+``python -m jaxcourse.sitebuild OUTDIR [--lesson ID] [sphinx options...]``
+builds into ``OUTDIR.new`` with warnings as errors (doctrees and kernel logs in
+``OUTDIR.new.doctrees``, never in the site), then swaps it in for ``OUTDIR``.
+A failed build leaves ``OUTDIR`` as it was, prints every problem once more at
+the end, and exits non-zero. A swap interrupted by a kill is finished or undone
+by the next run, so the last good site is never lost.
+
+:func:`sphinx_command` is the project's one sphinx-build command line; the
+tests and the benchmark use it too.
 """
 
 from __future__ import annotations
 
+import argparse
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+from . import catalogue
+
+#: Files Sphinx leaves in an output folder for its own incremental builds; never published.
+BUILD_INTERNALS = (".doctrees", ".buildinfo", "reports")
+
+
+def sphinx_command(srcdir: Path, outdir: Path, *options: str, doctrees: Path | None = None) -> list[str]:
+    """sphinx-build for HTML with warnings as errors, every problem shown, nothing else printed."""
+    command = [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-q"]
+    if doctrees is not None:
+        command += ["-d", str(doctrees)]
+    return [*command, *options, str(srcdir), str(outdir)]
+
+
+def _sibling(site: Path, suffix: str) -> Path:
+    return site.with_name(site.name + suffix)
+
+
+def recover(site: Path) -> None:
+    """Finish or undo a swap that a kill interrupted (see :func:`publish`)."""
+    old = _sibling(site, ".old")
+    if not old.exists():
+        return
+    if site.exists():
+        shutil.rmtree(old)  # the new site was in place; only the clean-up was cut short
+    else:
+        old.rename(site)  # cut between the two renames: the last good site comes back
+
+
+def publish(staging: Path, site: Path) -> None:
+    """Replace ``site`` with ``staging``: two renames, recoverable at every point by :func:`recover`."""
+    recover(site)
+    for name in BUILD_INTERNALS:
+        path = staging / name
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink(missing_ok=True)
+    old = _sibling(site, ".old")
+    if site.exists():
+        site.rename(old)
+    staging.rename(site)
+    if old.exists():
+        shutil.rmtree(old)
+
 
 def build_and_publish(srcdir: Path, site: Path, options: list[str]) -> int:
     """Return sphinx-build's exit status; publish to ``site`` only on success."""
-    staging = site.with_name(site.name + ".new")
-    warnings = site.with_name(site.name + ".warnings.log")
-    shutil.rmtree(staging, ignore_errors=True)
+    recover(site)
+    staging = _sibling(site, ".new")
+    doctrees = _sibling(site, ".new.doctrees")
+    warnings = _sibling(site, ".warnings.log")
+    for folder in (staging, doctrees):
+        shutil.rmtree(folder, ignore_errors=True)
     warnings.unlink(missing_ok=True)
-    command = [
-        sys.executable,
-        "-m",
-        "sphinx",
-        "-b",
-        "html",
-        "-W",
-        "--keep-going",
-        "-q",
-        "-w",
-        str(warnings),
-        *options,
-        str(srcdir),
-        str(staging),
-    ]
+    command = sphinx_command(srcdir, staging, "-w", str(warnings), *options, doctrees=doctrees)
     status = subprocess.run(command, cwd=srcdir).returncode
     if status != 0:
         problems = warnings.read_text(encoding="utf-8").strip() if warnings.exists() else ""
@@ -43,20 +83,25 @@ def build_and_publish(srcdir: Path, site: Path, options: list[str]) -> int:
         if problems:
             print("Problems:\n" + problems, file=sys.stderr)
         return status or 1
-    old = site.with_name(site.name + ".old")
-    shutil.rmtree(old, ignore_errors=True)
-    if site.exists():
-        site.rename(old)
-    staging.rename(site)
-    shutil.rmtree(old, ignore_errors=True)
+    publish(staging, site)
+    shutil.rmtree(doctrees, ignore_errors=True)
     return 0
 
 
 def main(argv: list[str]) -> int:
-    if not argv:
-        print(__doc__, file=sys.stderr)
-        return 2
-    return build_and_publish(Path.cwd(), Path(argv[0]).resolve(), argv[1:])
+    parser = argparse.ArgumentParser(prog="python -m jaxcourse.sitebuild", description=__doc__.splitlines()[0])
+    parser.add_argument("outdir", type=Path, help="the published site folder, e.g. _build/html")
+    parser.add_argument("--lesson", help="execute this lesson only; the others become title-only pages")
+    arguments, options = parser.parse_known_args(argv)
+    srcdir = Path.cwd()
+    if arguments.lesson:
+        try:
+            lesson_id = catalogue.lesson_path(srcdir, arguments.lesson).stem
+        except ValueError as error:
+            print(error, file=sys.stderr)
+            return 2
+        options += ["-D", f"course_only_lesson={lesson_id}"]
+    return build_and_publish(srcdir, arguments.outdir.resolve(), options)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,54 @@
+"""The lessons of a source tree, in course order: the one list every part of the project uses.
+
+The home page, the lesson checker, ``nox -s lesson``, the tests and the
+benchmark all find lessons here: ``<root>/lessons/<id>.md``, except files whose
+names start with ``_`` (the template), ordered by phase, then order, then id.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from . import frontmatter
+
+LESSONS_DIR = "lessons"
+
+
+@dataclasses.dataclass(frozen=True)
+class Lesson:
+    path: Path
+    meta: dict  # the validated 'lesson:' mapping
+
+    @property
+    def id(self) -> str:
+        return self.path.stem
+
+    @property
+    def sort_key(self) -> tuple:
+        return (self.meta["phase"], self.meta["order"], self.id)
+
+
+def lesson_files(root: Path, lessons_dir: str = LESSONS_DIR) -> list[Path]:
+    """Every lesson file, valid or not, by name."""
+    return sorted(path for path in Path(root, lessons_dir).glob("*.md") if not path.name.startswith("_"))
+
+
+def lessons(root: Path, lessons_dir: str = LESSONS_DIR) -> list[Lesson]:
+    """The valid lessons in course order; an invalid one is left out (its own build reports it)."""
+    found = []
+    for path in lesson_files(root, lessons_dir):
+        front, problems = frontmatter.read_lesson(path)
+        if front is not None and not problems:
+            found.append(Lesson(path, dict(front.lesson)))
+    return sorted(found, key=lambda lesson: lesson.sort_key)
+
+
+def lesson_path(root: Path, name: str, lessons_dir: str = LESSONS_DIR) -> Path:
+    """The file of a lesson named by id, ``lessons/ID.md`` or a path; ValueError naming the choices."""
+    stem = Path(name).name.removesuffix(".md")
+    path = Path(root, lessons_dir, f"{stem}.md")
+    if path.is_file() and not stem.startswith("_"):
+        return path
+    choices = ", ".join(candidate.stem for candidate in lesson_files(root, lessons_dir))
+    raise ValueError(f"no lesson {stem!r} in {lessons_dir}/; the lessons are: {choices}")

@@ -1,0 +1,159 @@
+"""Sphinx setup: the course's events, directives, nodes and settings (see the package docstring)."""
+
+from __future__ import annotations
+
+import logging as stdlib_logging
+import os
+from pathlib import Path
+
+from sphinx.application import Sphinx
+from sphinx.util import logging
+
+from . import __version__, accessibility, frontmatter, inject, kernel, lessonpage, mathml, options, report, scheduling
+from .directives import ExecutionReport, LessonIndex, RecordedRun
+from .domain import CourseDomain
+from .nodes import PLACEHOLDERS, skip_placeholder
+
+logger = logging.getLogger(__name__)
+
+
+def is_notebook(front: frontmatter.FrontMatter) -> bool:
+    """A MyST file myst-nb executes: its front matter names a kernel."""
+    return "kernelspec" in front.data
+
+
+def on_source_read(app: Sphinx, docname: str, source: list[str]) -> None:
+    """Validate a lesson's front matter and add its hidden cells; keep every notebook's lines exact."""
+    path = Path(app.env.doc2path(docname))
+    if not lessonpage.is_lesson(app, docname):
+        try:
+            notebook = is_notebook(frontmatter.parse(source[0]))
+        except frontmatter.FrontMatterError:
+            notebook = False
+        if notebook:
+            _apply(app, docname, source, inject.rewrite_notebook(source[0]))
+        return
+    only = app.config.course_only_lesson
+    if only and path.stem != only:
+        source[0] = preview_stub(source[0], path)
+        return
+    try:
+        front = frontmatter.parse(source[0])
+        problems = frontmatter.validate(front, path)
+    except frontmatter.FrontMatterError as error:
+        problems = [frontmatter.Problem(error.line, error.message)]
+    if not problems:
+        fingerprint = current_fingerprint(app)
+        try:
+            rewrite = inject.rewrite_lesson(
+                source[0],
+                front,
+                lesson_path=path,
+                figures_dir=Path(app.srcdir, app.config.course_figures_dir),
+                fingerprint=fingerprint,
+            )
+        except frontmatter.FrontMatterError as error:
+            problems = [frontmatter.Problem(error.line, error.message)]
+    if problems:
+        for problem in problems:
+            logger.error(problem.message, location=(docname, problem.line), type="course", subtype="frontmatter")
+        # Publish a stub instead, so one bad header gives its own errors and no follow-on noise.
+        source[0] = (
+            f"---\norphan: true\n---\n# {path.stem}\n\nThis lesson was not built: its front matter is invalid.\n"
+        )
+        return
+    app.env.get_domain("course").fingerprints[docname] = fingerprint
+    _apply(app, docname, source, rewrite)
+
+
+def preview_stub(text: str, path: Path) -> str:
+    """A title-only page for a lesson left out of a one-lesson build, so links to it resolve."""
+    try:
+        title = frontmatter.parse(text).lesson.get("title") or path.stem
+    except frontmatter.FrontMatterError:
+        title = path.stem
+    return f"# {title}\n\nThis lesson is not part of this one-lesson build; `nox -s docs` builds the whole course.\n"
+
+
+def _apply(app: Sphinx, docname: str, source: list[str], rewrite: inject.Rewrite) -> None:
+    for problem in rewrite.problems:
+        logger.error(problem.message, location=(docname, problem.line), type="course", subtype="source")
+    source[0] = rewrite.text
+
+
+def current_fingerprint(app: Sphinx) -> str:
+    return inject.environment_fingerprint([Path(app.srcdir, name) for name in app.config.course_environment_files])
+
+
+def lessons_run_in_another_environment(app: Sphinx, env, added, changed, removed) -> list[str]:
+    """Lessons last read under other packages or requirements are read, and executed, again."""
+    fingerprint = current_fingerprint(app)
+    return [docname for docname, seen in env.get_domain("course").fingerprints.items() if seen != fingerprint]
+
+
+def collect_site_pages(app: Sphinx):
+    """/index.html leads to the home page (docs/index); /404.html serves missing addresses."""
+    home = app.builder.get_target_uri(app.config.root_doc)
+    if app.config.root_doc != "index":
+        yield "index", {"redirect_target": home}, "redirect.html"
+    # A host serves 404.html at any depth, so its link is absolute when the site's URL is known.
+    base = app.config.html_baseurl.rstrip("/")
+    yield "404", {"home": f"{base}/{home}" if base else home}, "404.html"
+
+
+def configure_notebooks(app: Sphinx, config) -> None:
+    """Run lessons in the course kernel, and render their outputs with the course's plugin.
+
+    Lessons declare the ordinary 'python3' kernel, aliased here to the course's
+    kernel spec (``jaxcourse.kernel``), installed into this environment with
+    jupyter_client's documented API if it is missing or stale. Kernels write
+    their process-level stderr to the build's reports, not to its console.
+    """
+    kernel.ensure_installed()
+    config.nb_kernel_rgx_aliases = {"python3": kernel.NAME, **config.nb_kernel_rgx_aliases}
+    config.nb_render_plugin = "jaxcourse"
+    os.environ[kernel.STDERR_DIR_VARIABLE] = str(Path(app.doctreedir, "kernel-stderr"))
+
+
+def add_static_dir(app: Sphinx, config) -> None:
+    # At config-inited, so the pickled and the fresh configuration agree on rebuilds.
+    static = str(Path(__file__).parent / "static")
+    if static not in config.html_static_path:
+        config.html_static_path.append(static)
+
+
+def setup(app: Sphinx) -> dict:
+    # nbclient logs a cell timeout through traitlets before raising it; the build reports
+    # every failed run itself, once and located, so keep that logger quiet.
+    stdlib_logging.getLogger("traitlets").setLevel(stdlib_logging.CRITICAL)
+    options.register(app)
+    for node in PLACEHOLDERS:
+        app.add_node(
+            node,
+            html=(skip_placeholder, None),
+            latex=(skip_placeholder, None),
+            text=(skip_placeholder, None),
+        )
+    app.add_html_math_renderer(
+        "mathml", inline_renderers=(mathml.visit_math, None), block_renderers=(mathml.visit_math_block, None)
+    )
+    app.add_domain(CourseDomain)
+    app.add_directive("recorded-run", RecordedRun)
+    app.add_directive("lesson-index", LessonIndex)
+    app.add_directive("execution-report", ExecutionReport)
+    app.connect("builder-inited", lessonpage.note_build_start)
+    app.connect("env-before-read-docs", scheduling.balance_chunks)
+    app.connect("source-read", on_source_read)
+    app.connect("doctree-read", lessonpage.on_doctree_read)
+    app.connect("env-get-outdated", report.pages_to_reread)
+    app.connect("env-get-outdated", lessons_run_in_another_environment)
+    app.connect("doctree-resolved", report.on_doctree_resolved)
+    app.connect("build-finished", report.write_json)
+    app.connect("html-collect-pages", collect_site_pages)
+    # After furo (priority 500) has rendered its navigation tree into the context.
+    app.connect("html-page-context", accessibility.on_html_page_context, priority=600)
+    app.connect("config-inited", options.check)
+    app.connect("config-inited", add_static_dir)
+    app.connect("config-inited", configure_notebooks)
+    app.add_css_file("course.css")
+    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 2}

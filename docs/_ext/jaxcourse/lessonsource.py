@@ -1,0 +1,165 @@
+"""A lesson file's block structure, from myst-parser's own tokens: one parse per file.
+
+The lesson checker, the source-read rewriting, the failure locator and the
+starter-notebook writer all read lessons through :func:`parse`, so they agree
+with the build on what is a heading, a code cell or a directive, and on the
+line each starts at. Directive bodies (an exercise holding a hint) are parsed
+again, with their lines offset into the file. Nothing here imports Sphinx.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import re
+
+import yaml
+from markdown_it.renderer import RendererHTML
+from myst_parser.config.main import MdParserConfig
+from myst_parser.parsers.mdit import create_md_parser
+
+#: The MyST syntax extensions the site enables (conf.py's myst_enable_extensions).
+MYST_EXTENSIONS = ("dollarmath", "amsmath", "colon_fence")
+CODE_CELL = "code-cell"
+_DIRECTIVE = re.compile(r"^\{(?P<name>[\w:-]+)\}\s*(?P<argument>.*)$")
+_OPTION = re.compile(r"^:(?P<key>[\w-]+):\s*(?P<value>.*)$")
+
+
+@dataclasses.dataclass
+class Fence:
+    """A fenced block: a directive (``{name} argument``) or code in a language."""
+
+    line: int  # 1-based line of the opening fence
+    end: int  # 1-based line of the closing fence
+    name: str  # directive name, or the code's language ('python'), or ''
+    is_directive: bool
+    argument: str
+    options: dict[str, str]
+    body: list[tuple[int, str]]  # (1-based line, text) after the options
+    depth: int  # 0 at the top level of the file, 1 inside a directive, ...
+    closed: bool = True  # False when the text ends before the closing fence
+    markup: str = "```"  # the opening fence's characters
+
+    @property
+    def tags(self) -> list[str]:
+        value = self.options.get("tags", "")
+        if isinstance(value, list):
+            return [str(tag) for tag in value]
+        return [tag.strip() for tag in str(value).strip("[]").split(",") if tag.strip()]
+
+    @property
+    def code(self) -> str:
+        return "\n".join(text for _, text in self.body)
+
+
+@dataclasses.dataclass
+class Heading:
+    line: int
+    level: int
+    text: str
+    depth: int
+
+
+@dataclasses.dataclass
+class Paragraph:
+    line: int
+    text: str
+    depth: int
+
+
+@dataclasses.dataclass
+class LessonSource:
+    lines: list[str]
+    #: every block in file order: Heading, Paragraph or Fence, nested ones after their parent
+    blocks: list
+    front_matter_end: int  # 1-based line of the closing '---', 0 without front matter
+
+    def fences(self, name: str | None = None, *, top_level: bool = False) -> list[Fence]:
+        return [
+            block
+            for block in self.blocks
+            if isinstance(block, Fence) and (name is None or block.name == name) and (not top_level or block.depth == 0)
+        ]
+
+    def code_cells(self) -> list[Fence]:
+        """The cells myst-nb executes: top-level ``{code-cell}`` fences, in order."""
+        return [fence for fence in self.fences(CODE_CELL, top_level=True) if fence.is_directive]
+
+    def headings(self, *, top_level: bool = True) -> list[Heading]:
+        return [b for b in self.blocks if isinstance(b, Heading) and (b.depth == 0 or not top_level)]
+
+    def inside(self, outer: Fence) -> list:
+        """Blocks nested in ``outer``."""
+        return [b for b in self.blocks if b is not outer and outer.line < b.line <= outer.end and b.depth > outer.depth]
+
+
+@functools.cache
+def _parser():
+    config = MdParserConfig(enable_extensions=set(MYST_EXTENSIONS))
+    parser = create_md_parser(config, RendererHTML)
+    # Block structure only, as myst-nb reads notebooks: inline syntax cannot change it.
+    parser.disable("inline", ignoreInvalid=True)
+    return parser
+
+
+def _options(content: list[tuple[int, str]]) -> tuple[dict, list[tuple[int, str]]]:
+    """A directive's options (``:key: value`` lines or a ``---`` YAML block) and the rest of its body."""
+    if content and content[0][1].strip() == "---":
+        closing = next((i for i in range(1, len(content)) if content[i][1].strip() == "---"), None)
+        if closing is not None:
+            try:
+                options = yaml.safe_load("\n".join(text for _, text in content[1:closing])) or {}
+            except yaml.YAMLError:
+                options = {}
+            return (options if isinstance(options, dict) else {}), content[closing + 1 :]
+    options: dict = {}
+    index = 0
+    while index < len(content) and (match := _OPTION.match(content[index][1].strip())):
+        options[match["key"]] = match["value"]
+        index += 1
+    return options, content[index:]
+
+
+def _blocks(text: str, first_line: int, depth: int) -> list:
+    found: list = []
+    lines = text.splitlines()
+    tokens = _parser().parse(text + "\n")
+    for position, token in enumerate(tokens):
+        if token.level != 0 or token.map is None:
+            continue  # nested in a list or quote: not a block of the lesson's structure
+        start, stop = token.map
+        line = first_line + start
+        if token.type == "heading_open":
+            inline = tokens[position + 1]
+            found.append(Heading(line, int(token.tag[1:]), inline.content.strip(), depth))
+        elif token.type == "paragraph_open":
+            found.append(Paragraph(line, tokens[position + 1].content, depth))
+        elif token.type in ("fence", "colon_fence"):
+            info = token.info.strip()
+            directive = _DIRECTIVE.match(info)
+            content = [(first_line + start + 1 + i, body) for i, body in enumerate(token.content.splitlines())]
+            end = first_line + stop - 1  # the closing fence (map's end is exclusive)
+            last = lines[stop - 1].strip() if stop - 1 < len(lines) else ""
+            closed = stop - 1 > start and last.startswith(token.markup) and not last.strip(token.markup[0])
+            if directive:
+                options, body = _options(content)
+                argument = directive["argument"].strip()
+                fence = Fence(line, end, directive["name"], True, argument, options, body, depth, closed, token.markup)
+                found.append(fence)
+                if directive["name"] != CODE_CELL and body:
+                    found.extend(_blocks("\n".join(text for _, text in body), body[0][0], depth + 1))
+            else:
+                language = info.split()[0] if info else ""
+                found.append(Fence(line, end, language, False, "", {}, content, depth, closed, token.markup))
+    return found
+
+
+def parse(text: str) -> LessonSource:
+    """The blocks of a lesson's text, with 1-based line numbers of the file."""
+    lines = text.splitlines()
+    front_matter_end = 0
+    if lines and lines[0].strip() == "---":
+        front_matter_end = next((i + 1 for i in range(1, len(lines)) if lines[i].strip() == "---"), 0)
+    # Parse the body only; blank lines keep the front matter's lines so numbers stay the file's.
+    body = "\n".join([""] * front_matter_end + lines[front_matter_end:])
+    return LessonSource(lines, _blocks(body, 1, 0), front_matter_end)

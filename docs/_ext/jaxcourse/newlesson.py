@@ -1,0 +1,81 @@
+"""Start a lesson from the template: ``python -m jaxcourse.newlesson ID "Title"`` (``nox -s new``).
+
+Writes ``lessons/ID.md`` from ``lessons/_template.md`` with the id, the title,
+the exercise labels and the figure's file and name filled in. The new lesson
+passes the checker and builds as it is; its TODOs are the author's to replace.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import yaml
+
+from . import catalogue
+
+TEMPLATE = "_template.md"
+TEMPLATE_ID = "new-lesson-00"
+TEMPLATE_TITLE = "TODO lesson title"
+ID_PATTERN = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*-\d{2}$")
+
+
+def yaml_text(value: str) -> str:
+    """``value`` as a YAML scalar: plain when YAML reads it back unchanged, else quoted."""
+    try:
+        plain = yaml.safe_load(f"key: {value}")
+    except yaml.YAMLError:
+        plain = None
+    return value if isinstance(plain, dict) and plain.get("key") == value else json.dumps(value)
+
+
+def new_lesson_text(template: str, lesson_id: str, title: str) -> str:
+    if TEMPLATE_ID not in template or f"title: {TEMPLATE_TITLE}" not in template:
+        raise ValueError(f"{TEMPLATE} no longer holds {TEMPLATE_ID!r} and 'title: {TEMPLATE_TITLE}'")
+    text = template.replace(TEMPLATE_ID, lesson_id).replace(f"title: {TEMPLATE_TITLE}", f"title: {yaml_text(title)}")
+    return text.replace(f"# {TEMPLATE_TITLE}", f"# {title}")
+
+
+def create(root: Path, lesson_id: str, title: str) -> Path:
+    """Write the new lesson; ValueError for a bad or taken id, or an unusable title."""
+    if not ID_PATTERN.match(lesson_id):
+        raise ValueError(
+            f"lesson id {lesson_id!r} must look like <slug>-NN: lower-case words joined by '-', "
+            "then a two-digit number (transforms-09, foundations-06)"
+        )
+    title = title.strip()
+    if not title or "\n" in title or title.startswith("#"):
+        raise ValueError('the title is one line of text, e.g. "Batch a function with vmap"')
+    folder = Path(root, catalogue.LESSONS_DIR)
+    path = folder / f"{lesson_id}.md"
+    if path.exists():
+        raise ValueError(f"{path.relative_to(root)} already exists: choose another id")
+    text = new_lesson_text((folder / TEMPLATE).read_text(encoding="utf-8"), lesson_id, title)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2:
+        print(
+            'usage: nox -s new -- ID "Title"   (for example: nox -s new -- transforms-09 "Batch with vmap")',
+            file=sys.stderr,
+        )
+        return 2
+    root = Path.cwd()
+    try:
+        path = create(root, argv[0], argv[1])
+    except ValueError as error:
+        print(f"not created: {error}", file=sys.stderr)
+        return 1
+    print(
+        f"created {path.relative_to(root)}: replace its TODOs, then run nox -s lint -- {argv[0]}"
+        f" and nox -s lesson -- {argv[0]}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
