@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-project = "JAX transformations, executed"
+project = "JAX, executed"
 author = "The course authors"
 copyright = "2026, the course authors"
 
@@ -34,7 +34,7 @@ myst_heading_anchors = 3
 html_math_renderer = "mathml"  # from jaxcourse: equations need no script or network
 
 html_theme = "furo"
-html_title = "JAX transformations, executed"
+html_title = "JAX, executed"
 html_static_path = []
 html_last_updated_fmt = None
 html_copy_source = True

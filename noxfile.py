@@ -18,6 +18,8 @@ ROOT = Path(__file__).parent
 BUILD = ROOT / "_build"
 SITE = BUILD / "html"
 REQUIREMENTS = "requirements.txt"
+DIRECT_NEEDS = "requirements.in"
+PIP_TOOLS = "pip-tools==7.6.2"
 RUFF = ["ruff", "check", "--config", "docs/_ext/pyproject.toml", "conf.py", "noxfile.py", "docs/_ext", "tests"]
 
 
@@ -117,3 +119,29 @@ def new(session: nox.Session) -> None:
     """Start a lesson from the template: nox -s new -- transforms-09 "Title of the lesson"."""
     install(session)
     session.run("python", "-m", "jaxcourse.newlesson", *session.posargs)
+
+
+# pip-compile needs pip in its environment, which uv's environments lack.
+@nox.session(venv_backend="virtualenv")
+def lock(session: nox.Session) -> None:
+    """Compile requirements.txt from requirements.in, keeping today's pins unless told to move them."""
+    session.install(PIP_TOOLS)
+    session.run(
+        "pip-compile",
+        "--quiet",
+        "--strip-extras",
+        "--allow-unsafe",  # pin setuptools too: every package the build uses is pinned
+        "--no-emit-index-url",
+        "--no-emit-find-links",
+        "--output-file",
+        REQUIREMENTS,
+        DIRECT_NEEDS,
+        *session.posargs,  # e.g. --upgrade-package jax --upgrade-package jaxlib
+        env={"CUSTOM_COMPILE_COMMAND": "nox -s lock"},  # the command the file's header names
+    )
+    # pip-compile writes the in-place package as an absolute file: URL when it was pinned before;
+    # keep it relative so the file works in every clone.
+    path = ROOT / REQUIREMENTS
+    path.write_text(
+        path.read_text(encoding="utf-8").replace(f"-e {(ROOT / 'docs' / '_ext').as_uri()}", "-e ./docs/_ext")
+    )

@@ -110,10 +110,29 @@ def test_not_found_page_is_self_contained(course_site):
     assert "<script" not in page and "<link" not in page
 
 
-def test_pages_workflow_builds_with_the_maintainers_session():
-    workflow = (ROOT / ".github" / "workflows" / "pages.yml").read_text(encoding="utf-8")
-    assert "nox -s docs" in workflow
-    assert "path: _build/html" in workflow
+def test_pages_workflow_builds_with_the_maintainers_session_and_reports_changes():
+    import yaml
+
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "pages.yml").read_text(encoding="utf-8"))
+    steps = workflow["jobs"]["build"]["steps"]
+    runs = [step.get("run", "") for step in steps]
+    fetch = next(i for i, run in enumerate(runs) if "/recordings.json" in run)
+    build = next(i for i, run in enumerate(runs) if "nox -s docs -- --compare-to _build/published" in run)
+    summary = next(i for i, run in enumerate(runs) if "_build/changes.md" in run and "GITHUB_STEP_SUMMARY" in run)
+    assert fetch < build < summary
+    assert "steps.pages.outputs.base_url" in runs[fetch]  # the published site's own address
+    assert steps[-1]["with"]["path"] == "_build/html"
+
+
+def test_the_site_publishes_its_recordings_for_the_next_comparison(course_site):
+    import json
+
+    recordings = json.loads((course_site.outdir / "recordings.json").read_text(encoding="utf-8"))
+    assert sorted(recordings["lessons"]) == LESSON_IDS
+    for lesson_id, entry in recordings["lessons"].items():
+        assert entry["stamp"]["jax"] and entry["cells"]
+        assert all(cell["line"] > 0 for cell in entry["cells"])
+        assert entry["figures"], lesson_id
 
 
 @pytest.mark.parametrize("lesson_id", LESSON_IDS)

@@ -9,7 +9,19 @@ from pathlib import Path
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from . import __version__, accessibility, frontmatter, inject, kernel, lessonpage, mathml, options, report, scheduling
+from . import (
+    __version__,
+    accessibility,
+    changepage,
+    frontmatter,
+    inject,
+    kernel,
+    lessonpage,
+    mathml,
+    options,
+    report,
+    scheduling,
+)
 from .directives import ExecutionReport, LessonIndex, RecordedRun
 from .domain import CourseDomain
 from .nodes import PLACEHOLDERS, skip_placeholder
@@ -141,6 +153,7 @@ def setup(app: Sphinx) -> dict:
     app.add_directive("recorded-run", RecordedRun)
     app.add_directive("lesson-index", LessonIndex)
     app.add_directive("execution-report", ExecutionReport)
+    app.add_directive("change-report", changepage.ChangeReport)
     app.connect("builder-inited", lessonpage.note_build_start)
     app.connect("env-before-read-docs", scheduling.balance_chunks)
     app.connect("source-read", on_source_read)
@@ -148,7 +161,9 @@ def setup(app: Sphinx) -> dict:
     app.connect("env-get-outdated", report.pages_to_reread)
     app.connect("env-get-outdated", lessons_run_in_another_environment)
     app.connect("doctree-resolved", report.on_doctree_resolved)
+    app.connect("doctree-resolved", changepage.on_doctree_resolved)
     app.connect("build-finished", report.write_json)
+    app.connect("build-finished", changepage.write_files)
     app.connect("html-collect-pages", collect_site_pages)
     # After furo (priority 500) has rendered its navigation tree into the context.
     app.connect("html-page-context", accessibility.on_html_page_context, priority=600)

@@ -20,7 +20,7 @@ from myst_nb.sphinx_ import NbMetadataCollector
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from . import downloads, frontmatter, lessonsource, record
+from . import changes, downloads, frontmatter, lessonsource, record
 from .nodes import recorded_run
 from .render import RUN_ATTRIBUTE
 
@@ -78,8 +78,29 @@ def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
             "runtime": exec_data.get("runtime"),
             "succeeded": succeeded,
             "error": (kernel.unexpected_error.ename if kernel.unexpected_error else exec_data.get("error")),
+            "recording": recording(app, path, source, run, kernel) if succeeded else None,
         },
     )
+
+
+def recording(app: Sphinx, path: Path, source: lessonsource.LessonSource, run, kernel: record.KernelRecord) -> dict:
+    """This run's entry of recordings.json: what each cell showed, by line, and each figure's hash."""
+    cells = [
+        {
+            "line": fence.line,
+            "code": changes.digest(kernel.sources[index].encode()),
+            "tags": fence.tags,
+            "shown": "".join(text for _, text in run.shown.get(index, [])),
+        }
+        for index, fence in zip(kernel.author_cells, source.code_cells(), strict=False)
+    ]
+    figures_dir = Path(app.srcdir, app.config.course_figures_dir)
+    figures = {
+        name: changes.digest((figures_dir / name).read_bytes())
+        for name in kernel.verdict.get("figures", [])
+        if (figures_dir / name).is_file()
+    }
+    return changes.lesson_recording(kernel.stamp, cells, figures, f"{app.config.course_lessons_dir}/{path.name}")
 
 
 def _report(app: Sphinx, docname: str, line: int, message: str) -> None:

@@ -33,6 +33,13 @@ OPTIONS: dict[str, tuple[object, str, type, str]] = {
         "A lesson id: execute only that lesson; every other lesson becomes a title-only page "
         "so that links to it still resolve (nox -s lesson).",
     ),
+    "course_compare_to": (
+        "",
+        "env",
+        str,
+        "An earlier site folder (or its recordings.json) to compare this build's recordings with; "
+        "nox -s docs sets it to the site being replaced. Empty: no comparison.",
+    ),
     "course_environment_files": (
         ["requirements.txt"],
         "env",

@@ -1,11 +1,15 @@
 """Build the site beside the published one and publish it only when the build passes.
 
-``python -m jaxcourse.sitebuild OUTDIR [--lesson ID] [sphinx options...]``
+``python -m jaxcourse.sitebuild OUTDIR [--lesson ID] [--compare-to DIR] [sphinx options...]``
 builds into ``OUTDIR.new`` with warnings as errors (doctrees and kernel logs in
 ``OUTDIR.new.doctrees``, never in the site), then swaps it in for ``OUTDIR``.
 A failed build leaves ``OUTDIR`` as it was, prints every problem once more at
 the end, and exits non-zero. A swap interrupted by a kill is finished or undone
 by the next run, so the last good site is never lost.
+
+A whole-site build compares its recordings with the site it replaces (or with
+``--compare-to DIR``) and prints the change report's summary; the report is in
+``changes.json`` beside the site, and ``changes.md`` for a CI job summary.
 
 :func:`sphinx_command` is the project's one sphinx-build command line; the
 tests and the benchmark use it too.
@@ -14,9 +18,11 @@ tests and the benchmark use it too.
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from . import catalogue
@@ -75,6 +81,7 @@ def build_and_publish(srcdir: Path, site: Path, options: list[str]) -> int:
         shutil.rmtree(folder, ignore_errors=True)
     warnings.unlink(missing_ok=True)
     command = sphinx_command(srcdir, staging, "-w", str(warnings), *options, doctrees=doctrees)
+    started = time.time()
     status = subprocess.run(command, cwd=srcdir).returncode
     if status != 0:
         problems = warnings.read_text(encoding="utf-8").strip() if warnings.exists() else ""
@@ -85,15 +92,35 @@ def build_and_publish(srcdir: Path, site: Path, options: list[str]) -> int:
         return status or 1
     publish(staging, site)
     shutil.rmtree(doctrees, ignore_errors=True)
+    report = site.parent / "changes.json"
+    if report.is_file() and report.stat().st_mtime >= started:
+        data = json.loads(report.read_text(encoding="utf-8"))
+        print(f"Change report: {data['summary']}")
+        site.parent.joinpath("changes.md").write_text(changes_markdown(data), encoding="utf-8")
     return 0
+
+
+def changes_markdown(data: dict) -> str:
+    """The change report for a CI job summary: the summary, then each changed output's diff."""
+    lines = ["## What changed in this build", "", data["summary"], ""]
+    for lesson_id, lesson in data["lessons"].items():
+        for change in lesson["outputs"]:
+            lines += [f"{lesson_id}, line {change['line']}:", "", "```diff", change["diff"], "```", ""]
+    return "\n".join(lines)
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m jaxcourse.sitebuild", description=__doc__.splitlines()[0])
     parser.add_argument("outdir", type=Path, help="the published site folder, e.g. _build/html")
     parser.add_argument("--lesson", help="execute this lesson only; the others become title-only pages")
+    parser.add_argument(
+        "--compare-to",
+        type=Path,
+        help="an earlier site (or its recordings.json) to compare with; default: the site being replaced",
+    )
     arguments, options = parser.parse_known_args(argv)
     srcdir = Path.cwd()
+    site = arguments.outdir.resolve()
     if arguments.lesson:
         try:
             lesson_id = catalogue.lesson_path(srcdir, arguments.lesson).stem
@@ -101,7 +128,9 @@ def main(argv: list[str]) -> int:
             print(error, file=sys.stderr)
             return 2
         options += ["-D", f"course_only_lesson={lesson_id}"]
-    return build_and_publish(srcdir, arguments.outdir.resolve(), options)
+    else:
+        options += ["-D", f"course_compare_to={(arguments.compare_to or site).resolve()}"]
+    return build_and_publish(srcdir, site, options)
 
 
 if __name__ == "__main__":
