@@ -309,3 +309,15 @@ def test_execution_json_matches_the_report(course_site):
 def test_a_passing_build_prints_nothing(course_site):
     # -q leaves only warnings and errors; kernels log errors only (kernels/jaxcourse).
     assert course_site.output.strip() == ""
+
+
+def test_sidebar_and_page_captions_carry_a_heading_level(page):
+    """furo renders the sidebar into a private context key; the accessibility fix must still reach it."""
+    captions = page.select('p.caption[role="heading"]')
+    assert page.select_one(".sidebar-tree p.caption"), "furo's sidebar has no caption: its markup changed"
+    assert captions and all(caption.get("aria-level") == "2" for caption in captions)
+
+
+def test_scrolling_code_blocks_can_take_keyboard_focus(page):
+    blocks = page.select("article pre")
+    assert blocks and all(block.get("tabindex") == "0" for block in blocks)

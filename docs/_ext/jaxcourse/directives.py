@@ -69,9 +69,10 @@ class LessonIndex(SphinxDirective):
                 )
                 reference += nodes.inline("", meta["title"])
                 paragraph += reference
+                devices = f" · {meta['cpu_devices']} simulated CPU devices" if meta.get("cpu_devices") else ""
                 paragraph += nodes.inline(
                     "",
-                    f" · {lesson.id} · about {meta['minutes']} minutes · {meta['device']}",
+                    f" · {lesson.id} · about {meta['minutes']} minutes · {meta['device']}{devices}",
                     classes=["lesson-list-meta"],
                 )
                 listing += nodes.list_item("", paragraph)

@@ -12,6 +12,7 @@ lesson in the course domain.
 from __future__ import annotations
 
 import datetime
+import re
 import time
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from .nodes import recorded_run
 from .render import RUN_ATTRIBUTE
 
 logger = logging.getLogger(__name__)
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 # When this build started (builder-inited, in the main process; parallel readers inherit it).
 _build = {"started": time.time()}
@@ -129,8 +131,10 @@ def _report_failures(
         failed = True
     if exec_data.get("succeeded", True) and kernel.unexpected_error is None:
         return failed
-    report = Path(app.outdir, "reports", *(docname + ".err.log").split("/"))
-    where = f"; full traceback: {report}" if report.exists() else ""
+    where = ""
+    if exec_data.get("traceback"):
+        report = traceback_report(app, docname, exec_data["traceback"])
+        where = f"; full traceback: {report}"
     error = kernel.unexpected_error
     if exec_data.get("error") == "CellTimeoutError" or (error and error.ename == "KeyboardInterrupt"):
         summary = _timeout_summary(app, path)
@@ -149,6 +153,14 @@ def _report_failures(
     return True
 
 
+def traceback_report(app: Sphinx, docname: str, traceback: str) -> Path:
+    """Save a failed run's full traceback (from myst-nb's execution data) beside the failed build."""
+    path = Path(app.outdir, "reports", *(docname + ".err.log").split("/"))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(_ANSI.sub("", traceback), encoding="utf-8")
+    return path
+
+
 def run_source(kernel: record.KernelRecord, index: int | None) -> str | None:
     return None if index is None else kernel.sources.get(index)
 
@@ -157,7 +169,7 @@ def _timeout_summary(app: Sphinx, path: Path) -> str:
     front, _ = frontmatter.read_lesson(path) if path.exists() else (None, [])
     lesson_timeout = ((front.data.get("mystnb") if front else None) or {}).get("execution_timeout")
     where_set = "set in the lesson's front matter" if lesson_timeout else "nb_execution_timeout in conf.py"
-    timeout = lesson_timeout or app.env.mystnb_config.execution_timeout
+    timeout = lesson_timeout or app.config.nb_execution_timeout
     return (
         f"CellTimeoutError: the cell ran past the per-cell timeout ({timeout} s, {where_set}; "
         "a lesson may change it with 'mystnb: {execution_timeout: N}' in its front matter)"

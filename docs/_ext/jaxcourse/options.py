@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 from sphinx.application import Sphinx
@@ -59,9 +60,20 @@ def _did_you_mean(word: str, choices) -> str:
     return f"; did you mean {match!r}?" if match else ""
 
 
+def names_set_in(conf_py: Path) -> set[str]:
+    """The names conf.py assigns at its top level (read from its source, not from Sphinx's internals)."""
+    if not conf_py.is_file():
+        return set()
+    names = set()
+    for statement in ast.parse(conf_py.read_text(encoding="utf-8")).body:
+        targets = statement.targets if isinstance(statement, ast.Assign) else [getattr(statement, "target", None)]
+        names.update(target.id for target in targets if isinstance(target, ast.Name))
+    return names
+
+
 def check(app: Sphinx, config) -> None:
     """Fail early on a misspelt course_* setting or a lessons folder that is not there."""
-    for name in sorted(config._raw_config):
+    for name in sorted(names_set_in(Path(app.confdir, "conf.py"))):
         if name.startswith(PREFIX) and name not in OPTIONS:
             raise ConfigError(f"unknown setting {name!r} in conf.py{_did_you_mean(name, OPTIONS)}")
     lessons = Path(app.srcdir, config.course_lessons_dir)

@@ -80,8 +80,9 @@ def save_figure(visual_data: dict, *, title: str, name: str | None = None) -> Pa
     """Render a lesson's ``visual_data`` as a deterministic SVG in ``figures/``.
 
     ``visual_data`` holds ``kind`` ('bar', 'line' or 'grid'). For 'bar' and
-    'line': ``labels`` (bar names or x values), ``ylabel``, optional ``xlabel``
-    and ``series``: a list of ``{'label': str, 'y': [float, ...]}``. For 'grid'
+    'line': ``labels`` (bar names or x values), ``ylabel``, optional ``xlabel``,
+    ``series``: a list of ``{'label': str, 'y': [float, ...]}``, and optional
+    ``integer_y`` (True for counts: whole-number ticks only). For 'grid'
     (a 2-D array, one coloured cell per element, e.g. which device holds it):
     ``values``, a list of rows of small non-negative integers, optional
     ``cell_labels`` of the same shape, ``legend`` (a name per integer), and
@@ -150,6 +151,10 @@ def _draw_series(axes, kind: str, visual_data: dict) -> None:
             (line,) = axes.plot(labels, entry["y"], marker=entry.get("marker", ""), label=entry.get("label"))
             line.set_gid(f"line-{series_index}")
     axes.set_ylabel(visual_data["ylabel"])
+    if visual_data.get("integer_y"):  # counts: no fractional ticks
+        from matplotlib.ticker import MaxNLocator
+
+        axes.yaxis.set_major_locator(MaxNLocator(integer=True))
     if visual_data.get("xlabel"):
         axes.set_xlabel(visual_data["xlabel"])
     if len(series) > 1 or kind == "line":
