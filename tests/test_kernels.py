@@ -18,7 +18,8 @@ from conftest import build, make_site
 from tiny import code_cell, lesson
 
 REPORT = code_cell(
-    "import os\nimport jax\nimport jax.numpy as jnp\n"
+    "import json\nimport os\n\nimport jax\nimport jax.numpy as jnp\nfrom ipykernel.connect import get_connection_info\n\n"
+    "print('transport:', json.loads(get_connection_info())['transport'])\n"
     "print('devices:', len(jax.devices()))\n"
     "print('XLA_FLAGS:', os.environ.get('XLA_FLAGS', ''))\n"
     "print('x64:', jax.config.jax_enable_x64, jnp.ones(1).dtype, jnp.arange(2).dtype)"
@@ -72,6 +73,12 @@ def test_the_next_lesson_starts_at_the_defaults(site, lesson_id):
     assert "xla_force_host_platform_device_count" not in values["XLA_FLAGS"]
     assert values["x64"] == "False float32 int32"
     assert stamp(site, lesson_id)["x64"] is False and stamp(site, lesson_id)["device_count"] == 1
+
+
+@pytest.mark.parametrize("lesson_id", sorted(LESSONS))
+def test_kernels_talk_over_private_sockets_not_tcp_ports(site, lesson_id):
+    """The course's kernel provisioner: no two kernels of a parallel build can race for a port."""
+    assert printed(site, lesson_id)["transport"] == "ipc"
 
 
 def test_x64_did_take_effect_in_its_own_lesson(site):

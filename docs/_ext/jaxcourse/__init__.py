@@ -6,17 +6,21 @@ Each component lives in its own module:
 - ``frontmatter``: lesson metadata, shared with the lesson checker;
 - ``lessonsource``: a lesson's blocks and their lines, from myst-parser's tokens;
 - ``inject``: hidden setup/verdict cells added at ``source-read``, lines kept;
-- ``kernel``, ``ipython``, ``runtime``: the kernel side (the course kernel spec,
-  the failing-line record, the run stamp, the verdict, ``save_figure``);
+- ``kernel``, ``provisioner``, ``ipython``, ``runtime``: the kernel side (the
+  course kernel spec, kernels on private sockets, the failing-line record, the
+  run stamp, the verdict, ``save_figure``);
 - ``render``: the myst-nb render plugin (short errors, hidden kernel records);
 - ``record`` and ``lessonpage``: turn the executed notebook into the page;
 - ``mathml``: equations rendered at build time, no MathJax;
 - ``accessibility``: markup fixes axe-core asks for;
 - ``downloads``: executed notebook, MyST source and starter notebook per lesson;
 - ``checker``: the lesson checker (``python -m jaxcourse.checker``);
+- ``newlesson``: a new lesson from the template (``nox -s new``);
+- ``changes``, ``changepage``: what changed since the earlier site (the change report);
 - ``catalogue``: the lessons of a source tree, in course order;
 - ``sitebuild``: the sphinx-build command, and publishing a site only on success;
-- ``directives``, ``report``, ``domain``, ``nodes``: site pages and their data.
+- ``directives``, ``report``, ``domain``, ``nodes``: site pages and their data;
+- ``extension``: Sphinx's ``setup``, wiring the events to these modules.
 """
 
 from __future__ import annotations

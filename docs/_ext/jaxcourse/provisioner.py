@@ -1,0 +1,38 @@
+"""Kernels of the course talk to the build over Unix sockets, not TCP ports.
+
+With TCP, jupyter_client picks a free port by opening and closing a socket,
+then starts the kernel, which opens it again; two kernels started at once by
+a parallel build can pick the same port, and one of them fails at random. IPC
+sockets live at paths in a folder of each kernel's own, so nothing is shared.
+This is a kernel provisioner, jupyter_client's documented hook for how a
+kernel is launched; ``kernels/jaxcourse/kernel.json`` names it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from jupyter_client.provisioning import LocalProvisioner
+
+
+class IpcProvisioner(LocalProvisioner):
+    """The local provisioner, with the kernel's sockets in a private folder."""
+
+    _socket_folder: str | None = None
+
+    async def pre_launch(self, **kwargs: Any) -> dict[str, Any]:
+        manager = self.parent
+        if manager is not None and self._socket_folder is None:
+            self._socket_folder = tempfile.mkdtemp(prefix="jaxcourse-kernel-")
+            manager.transport = "ipc"
+            manager.ip = str(Path(self._socket_folder, "socket"))  # the sockets are socket-1, socket-2, ...
+        return await super().pre_launch(**kwargs)
+
+    async def cleanup(self, restart: bool = False) -> None:
+        await super().cleanup(restart=restart)
+        if not restart and self._socket_folder is not None:
+            shutil.rmtree(self._socket_folder, ignore_errors=True)
+            self._socket_folder = None
