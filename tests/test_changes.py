@@ -20,7 +20,8 @@ PRINTS = "value = 6 * 7\nprint('value:', value)"
 TIMES = "import time\n\nstart = time.perf_counter()\nprint('seconds:', time.perf_counter() - start)"
 FIGURE = (
     "```{code-cell} ipython3\n:tags: [remove-cell]\n\nfrom jaxcourse.runtime import save_figure\n\n"
-    "save_figure({'kind': 'bar', 'labels': ['a'], 'ylabel': 'y', 'series': [{'label': 's', 'y': [HEIGHT]}]}, title='T')\n"
+    "data = {'kind': 'bar', 'labels': ['a'], 'ylabel': 'y', 'series': [{'label': 's', 'y': [HEIGHT]}]}\n"
+    "save_figure(data, title='T')\n"
     "```\n\n"
     "```{figure} ../figures/watched.svg\n:alt: One bar.\n\nOne bar.\n```\n"
 )

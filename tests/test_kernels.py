@@ -18,7 +18,8 @@ from conftest import build, make_site
 from tiny import code_cell, lesson
 
 REPORT = code_cell(
-    "import json\nimport os\n\nimport jax\nimport jax.numpy as jnp\nfrom ipykernel.connect import get_connection_info\n\n"
+    "import json\nimport os\n\nimport jax\nimport jax.numpy as jnp\n"
+    "from ipykernel.connect import get_connection_info\n\n"
     "print('transport:', json.loads(get_connection_info())['transport'])\n"
     "print('devices:', len(jax.devices()))\n"
     "print('XLA_FLAGS:', os.environ.get('XLA_FLAGS', ''))\n"

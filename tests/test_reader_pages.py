@@ -163,3 +163,19 @@ def test_printed_markup_shows_as_text(markup_site):
     assert not outputs[0].find("b") and not outputs[0].find("script")
     assert "<img src=x onerror=alert(1)>" in outputs[1].get_text()
     assert not outputs[1].find("img")
+
+
+@pytest.mark.parametrize("lesson_id", LESSON_IDS)
+def test_the_transcript_waits_collapsed_until_after_the_questions_it_answers(course_site, lesson_id):
+    """The transcript sits before the experiments and exercises; it is a closed dropdown (the
+    browser tests check it is hidden on load) under a summary that gives no answer away."""
+    page = course_site.html(f"lessons/{lesson_id}.html")
+    transcripts = page.select(".recorded-transcript")
+    assert len(transcripts) == 1
+    box = transcripts[0].find_parent("div", class_="recorded-run")
+    assert box is not None and "dropdown" in box["class"]
+    summary = box.select_one(".admonition-title").get_text(" ", strip=True)
+    assert summary.startswith("Transcript: CPU run ") and summary.endswith(f"ending with PASS: {lesson_id}")
+    first_exercise = page.select_one("div.exercise")
+    assert first_exercise is not None
+    assert box.sourceline < first_exercise.sourceline  # where the seed has it: before the exercises
