@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import time
@@ -24,8 +25,19 @@ RUFF = ["ruff", "check", "--config", "docs/_ext/pyproject.toml", "conf.py", "nox
 
 
 def install(session: nox.Session) -> None:
-    """The pinned packages, and the course extension in place (both from requirements.txt)."""
+    """The pinned packages, and the course extension in place (both from requirements.txt).
+
+    Skipped when this environment already holds exactly these pins: the extension is
+    installed in place, so edits to its code need no reinstall, only edits to its metadata.
+    """
+    wanted = hashlib.sha256(
+        b"".join((ROOT / name).read_bytes() for name in (REQUIREMENTS, "docs/_ext/pyproject.toml"))
+    ).hexdigest()
+    stamp = Path(session.virtualenv.location) / ".course-requirements"
+    if stamp.exists() and stamp.read_text(encoding="utf-8") == wanted:
+        return
     session.install("-r", REQUIREMENTS)
+    stamp.write_text(wanted, encoding="utf-8")
 
 
 def site_build(session: nox.Session, site: Path, *options: str) -> bool:
