@@ -36,6 +36,7 @@ html_math_renderer = "mathml"  # from jaxcourse: equations need no script or net
 html_theme = "furo"
 html_title = "JAX, executed"
 html_static_path = []
+html_favicon = "docs/_static/favicon.svg"  # a page asks for no /favicon.ico, which would be a 404
 html_last_updated_fmt = None
 html_copy_source = True
 
