@@ -118,7 +118,13 @@ def tests(session: nox.Session) -> None:
     install(session)
     session.run("python", "-m", "jaxcourse.checker")
     session.run(*RUFF)
-    session.run("pytest", *(session.posargs or ["tests"]), env={"PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1"})
+    # Two workers, each taking whole test files (their tests share a site and run in order);
+    # the course site is built once for both (tests/conftest.py).
+    session.run(
+        "pytest",
+        *(session.posargs or ["tests", "-n", "2", "--dist", "loadfile"]),
+        env={"PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1"},
+    )
 
 
 @nox.session

@@ -7,6 +7,8 @@ tests never touch the working tree's _build/ or figures/.
 from __future__ import annotations
 
 import dataclasses
+import fcntl
+import json
 import os
 import shutil
 import subprocess
@@ -64,8 +66,23 @@ def build(
 
 @pytest.fixture(scope="session")
 def course_site(tmp_path_factory) -> Build:
-    """The real course, every lesson, built once for the whole test run."""
-    srcdir = make_site(tmp_path_factory.mktemp("course"), copy_lessons=LESSON_FILES)
-    result = build(srcdir, "-j", "auto")
-    assert result.returncode == 0, result.output
-    return result
+    """The real course, every lesson, built once for the whole test run.
+
+    nox -s tests runs two pytest-xdist workers (one test file at a time each); the first
+    worker that needs the course builds it, the other waits for that build and reuses it.
+    """
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the folder both workers' temporary folders sit in
+    with open(root / "course.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        record = root / "course.json"
+        if record.exists():
+            fields = json.loads(record.read_text(encoding="utf-8"))
+            return Build(**{**fields, "srcdir": Path(fields["srcdir"]), "outdir": Path(fields["outdir"])})
+        srcdir = make_site(root / "course", copy_lessons=LESSON_FILES)
+        result = build(srcdir, "-j", "auto")
+        assert result.returncode == 0, result.output
+        fields = {**dataclasses.asdict(result), "srcdir": str(result.srcdir), "outdir": str(result.outdir)}
+        record.write_text(json.dumps(fields), encoding="utf-8")
+        return result

@@ -25,6 +25,8 @@ FIGURE = (
     "```\n\n"
     "```{figure} ../figures/watched.svg\n:alt: One bar.\n\nOne bar.\n```\n"
 )
+
+
 BODY = (
     "Prose.\n\n"
     + code_cell(PRINTS)
@@ -73,27 +75,38 @@ def test_a_first_build_says_there_is_nothing_to_compare(site):
     assert report["summary"].startswith("First build")
 
 
-def test_an_unchanged_rebuild_reports_no_change_and_counts_the_timing(site):
+def test_a_timing_only_change_is_not_reported_as_a_change(site):
+    """An unchanged rebuild: only the timing differs between the two runs. Expected, counted, no change."""
     report, page = publish(site)
     assert report["compared_with"] is not None
     assert report["lessons"]["watched"]["status"] == "unchanged"
-    assert report["lessons"]["watched"]["varying"] == 1  # the timing differs, as expected
+    assert report["lessons"]["watched"]["varying"] == 1
+    assert report["lessons"]["watched"]["outputs"] == []
     assert report["summary"].startswith("1 lesson unchanged")
     assert "seconds:" not in json.dumps(report)  # counted, never diffed
     assert not page.select(".lesson-changes")
 
 
-def test_a_changed_printed_value_is_reported_at_its_line_with_the_diff(site):
+@pytest.fixture(scope="module")
+def edited(site):
+    """A printed value and the figure's data both change; the timing changes as always."""
     text = edit(site, "value = 6 * 7", "value = 6 * 8")
-    report, page = publish(site)
+    text = edit(site, "'y': [1.0]", "'y': [2.0]")
+    return text, *publish(site)
+
+
+def test_a_changed_printed_value_is_reported_at_its_line_with_the_diff(site, edited):
+    text, report, page = edited
     watched = report["lessons"]["watched"]
     assert watched["status"] == "changed"
-    assert len(watched["outputs"]) == 1
+    assert len(watched["outputs"]) == 1  # the print, not the timing
     change = watched["outputs"][0]
     assert change["line"] == line_of(text, "value = 6 * 8") - 1  # the cell's opening fence
     assert "-value: 42" in change["diff"] and "+value: 48" in change["diff"]
     assert f"this build: lessons/watched.md:{change['line']}" in change["diff"]
-    assert report["summary"] == f"0 lessons unchanged; watched changed 1 output (line {change['line']}); " + (
+    assert watched["varying"] == 1
+    assert report["summary"] == (
+        f"0 lessons unchanged; watched changed 1 output (line {change['line']}) and changed figure watched.svg; "
         "1 varying output (timings) differs, as expected"
     )
     assert "+value: 48" in page.select_one(".lesson-changes pre").get_text()
@@ -101,21 +114,13 @@ def test_a_changed_printed_value_is_reported_at_its_line_with_the_diff(site):
     assert "+value: 48" in markdown
 
 
-def test_a_timing_only_change_is_not_a_change(site):
-    edit(site, "print('seconds:', time.perf_counter() - start)", "print('seconds:', 2 * (time.perf_counter() - start))")
-    report, _ = publish(site)
-    assert report["lessons"]["watched"]["status"] == "unchanged"
-    assert report["lessons"]["watched"]["varying"] == 1
-
-
-def test_a_changed_figure_is_reported(site):
-    edit(site, "'y': [1.0]", "'y': [2.0]")
-    report, _ = publish(site)
+def test_a_changed_figure_is_reported(edited):
+    _, report, page = edited
     assert report["lessons"]["watched"]["figures"] == ["watched.svg"]
-    assert "changed figure watched.svg" in report["summary"]
+    assert "changed figure watched.svg" in page.select_one(".lesson-changes").get_text()
 
 
-def test_a_new_lesson_is_reported_as_added(site):
+def test_a_new_lesson_is_reported_as_added(site, edited):
     (site / "lessons" / "newcomer.md").write_text(lesson("newcomer", code_cell("print('hi')")), encoding="utf-8")
     report, page = publish(site)
     assert report["lessons"]["newcomer"]["status"] == "added"

@@ -28,6 +28,8 @@ REPORT = code_cell(
 ENABLE_X64 = code_cell(
     "import jax\n\njax.config.update('jax_enable_x64', True)\nprint('dtype now:', jax.numpy.ones(1).dtype)"
 )
+
+
 # Read in name order: each default lesson comes right after one that changed its kernel.
 LESSONS = {
     "a-four-devices": lesson("a-four-devices", REPORT, extra="  cpu_devices: 4\n"),

@@ -24,6 +24,8 @@ BODY = (
     + code_cell("print('after the error')")
     + "\n```{recorded-run}\n```\n"
 )
+
+
 # What IPython's full tracebacks carry and a page must not: frames, paths, hidden-frame markers.
 MACHINE_TRACES = re.compile(r"site-packages|/tmp/|ipykernel_|Traceback|skipping hidden|File \"|Cell In\[")
 

@@ -107,7 +107,10 @@ def test_not_found_page_is_self_contained(course_site):
     page = (course_site.outdir / "404.html").read_text(encoding="utf-8")
     assert "Page not found" in page
     assert 'href="docs/index.html"' in page
-    assert "<script" not in page and "<link" not in page
+    assert "<script" not in page
+    # Served at any depth, it links nothing but its inline icon.
+    icon = re.search(r'<link rel="icon" href="data:image/svg\+xml;base64,[^"]+">', page)
+    assert icon and re.findall(r"<link[^>]*>", page) == [icon[0]]
 
 
 def test_pages_workflow_builds_with_the_maintainers_session_and_reports_changes():

@@ -46,9 +46,7 @@ def test_sphinx_reads_the_chunks_we_predict(tmp_path):
         f"lessons/{name}": re.search(r"reader: (\d+)", result.html(f"lessons/{name}.html").get_text())[1]
         for name in RUNTIMES
     }
-    docnames = sorted(
-        [*(str(p.relative_to(srcdir).with_suffix("")) for p in (srcdir / "docs").glob("*.md")), *reader]
-    )
+    docnames = sorted([*(str(p.relative_to(srcdir).with_suffix("")) for p in (srcdir / "docs").glob("*.md")), *reader])
     cost = {docname: RUNTIMES[docname.split("/")[1]] for docname in reader}
     predicted = [[doc for doc in chunk if doc in reader] for chunk in sphinx_read_chunks(plan(docnames, 2, cost), 2)]
     predicted = [chunk for chunk in predicted if chunk]

@@ -321,3 +321,7 @@ def test_sidebar_and_page_captions_carry_a_heading_level(page):
 def test_scrolling_code_blocks_can_take_keyboard_focus(page):
     blocks = page.select("article pre")
     assert blocks and all(block.get("tabindex") == "0" for block in blocks)
+
+
+def test_the_template_is_not_a_page_of_the_site(course_site):
+    assert not (course_site.outdir / "lessons" / "_template.html").exists()

@@ -31,10 +31,6 @@ def new_lesson_site(tmp_path_factory):
     return srcdir, build(srcdir)
 
 
-def test_template_is_not_a_page_of_the_site(course_site):
-    assert not (course_site.outdir / "lessons" / "_template.html").exists()
-
-
 def test_new_fills_id_title_labels_and_figure(new_lesson_site):
     srcdir, _ = new_lesson_site
     text = (srcdir / "lessons" / f"{NEW_ID}.md").read_text(encoding="utf-8")
