@@ -34,6 +34,18 @@ def test_chunks_carry_similar_expected_time():
     assert max(naive) - min(naive) > max(balanced) - min(balanced)
 
 
+def test_later_chunks_get_the_cheap_pages_when_there_are_more_chunks_than_processes():
+    """22 documents make chunks of 10, 10 and 2 for 2 processes: the third starts only when one of
+    the first two is done, so it must hold prose pages, and the lessons split evenly over the first two."""
+    lessons = {f"lessons/lesson-{i:02d}": float(1 + i % 5) for i in range(16)}
+    docnames = sorted([*(f"docs/page-{i}" for i in range(6)), *lessons])
+    chunks = sphinx_read_chunks(plan(docnames, 2, lessons), 2)
+    assert [len(chunk) for chunk in chunks] == [10, 10, 2]
+    assert all(doc.startswith("docs/") for doc in chunks[2])
+    first, second = (sum(lessons.get(doc, 0.0) for doc in chunk) for chunk in chunks[:2])
+    assert abs(first - second) <= 1.0, (first, second)
+
+
 def test_sphinx_reads_the_chunks_we_predict(tmp_path):
     """Each lesson prints the process that started its kernel: Sphinx's reading process."""
     body = code_cell("import os\nprint('reader:', os.getppid())")

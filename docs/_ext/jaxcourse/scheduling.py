@@ -56,13 +56,21 @@ def expected_seconds(app: Sphinx, env, docname: str, hints: dict[str, float]) ->
 
 
 def plan(docnames: list[str], nproc: int, cost: dict[str, float]) -> list[str]:
-    """``docnames`` reordered so that Sphinx's chunks carry similar total cost."""
+    """``docnames`` reordered so that Sphinx's chunks finish together.
+
+    The first ``nproc`` chunks start at once; each later one starts when a process is
+    free, so the cheapest documents (prose pages cost nothing) fill those later chunks,
+    and the rest go, longest first, to the least loaded of the first chunks with room.
+    """
     sizes = [len(chunk) for chunk in sphinx_read_chunks(docnames, nproc)]
     bins: list[list[str]] = [[] for _ in sizes]
     loads = [0.0] * len(sizes)
-    # Longest first, each into the least loaded chunk that still has room.
-    for docname in sorted(docnames, key=lambda name: (-cost.get(name, 0.0), name)):
-        open_bins = [i for i, size in enumerate(sizes) if len(bins[i]) < size]
+    cheapest_first = sorted(docnames, key=lambda name: (cost.get(name, 0.0), name))
+    late = range(nproc, len(sizes))
+    for index in late:
+        bins[index], cheapest_first = cheapest_first[: sizes[index]], cheapest_first[sizes[index] :]
+    for docname in sorted(cheapest_first, key=lambda name: (-cost.get(name, 0.0), name)):
+        open_bins = [i for i in range(min(nproc, len(sizes))) if len(bins[i]) < sizes[i]]
         target = min(open_bins, key=lambda i: loads[i])
         bins[target].append(docname)
         loads[target] += cost.get(docname, 0.0)
