@@ -2,7 +2,7 @@
 
 When a cell raises, the kernel publishes a record (``runtime.RECORD_MIME``)
 holding the line of the cell that raised, taken from the traceback object
-itself, then shows the exception as IPython always does. The build turns that
+itself, then shows the exception as IPython does in its plain mode. The build turns that
 into ``lessons/<id>.md:<line>`` without reading traceback text.
 """
 
@@ -34,3 +34,7 @@ def _record_then_show(shell, etype, value, tb, tb_offset=None):
 def load_ipython_extension(shell) -> None:
     # KeyboardInterrupt too: a cell stopped at its time limit is reported at the interrupted line.
     shell.set_custom_exc((Exception, KeyboardInterrupt), _record_then_show)
+    # Tracebacks in the plain Python style (%xmode Plain): each frame's file, line and code. The
+    # default, with context lines read for every frame, cost half a second per raised JAX error,
+    # and pages show only the 'Type: message' line anyway; the full traceback is for the reports.
+    shell.InteractiveTB.set_mode(mode="Plain")
