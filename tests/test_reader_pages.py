@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import re
 import xml.etree.ElementTree as ET
 
@@ -109,8 +110,9 @@ def test_not_found_page_is_self_contained(course_site):
     assert 'href="docs/index.html"' in page
     assert "<script" not in page
     # Served at any depth, it links nothing but its inline icon.
-    icon = re.search(r'<link rel="icon" href="data:image/svg\+xml;base64,[^"]+">', page)
+    icon = re.search(r'<link rel="icon" href="data:image/svg\+xml;base64,([^"]+)">', page)
     assert icon and re.findall(r"<link[^>]*>", page) == [icon[0]]
+    assert base64.b64decode(icon[1]) == (course_site.outdir / "_static" / "favicon.svg").read_bytes()
 
 
 def test_pages_workflow_builds_with_the_maintainers_session_and_reports_changes():

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import logging as stdlib_logging
+import mimetypes
 import os
 from pathlib import Path
 
@@ -110,7 +112,18 @@ def collect_site_pages(app: Sphinx):
         yield "index", {"redirect_target": home}, "redirect.html"
     # A host serves 404.html at any depth, so its link is absolute when the site's URL is known.
     base = app.config.html_baseurl.rstrip("/")
-    yield "404", {"home": f"{base}/{home}" if base else home}, "404.html"
+    context = {"home": f"{base}/{home}" if base else home, "icon_data_uri": favicon_data_uri(app)}
+    yield "404", context, "404.html"
+
+
+def favicon_data_uri(app: Sphinx) -> str:
+    """The site's favicon as a data: URI, for the 404 page, which is served at any depth."""
+    favicon = app.config.html_favicon
+    if not favicon or "://" in favicon:
+        return ""
+    path = Path(app.confdir, favicon)
+    kind = mimetypes.guess_type(path.name)[0] or "image/x-icon"
+    return f"data:{kind};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
 
 
 def configure_notebooks(app: Sphinx, config) -> None:
