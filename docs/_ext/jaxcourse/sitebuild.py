@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -27,6 +28,8 @@ from pathlib import Path
 
 from . import catalogue
 
+#: How Sphinx prints a located warning or error: "<path>:<line>: ERROR: <message>".
+LOCATED_PROBLEM = re.compile(r"^\S.*?:\d+: (?:WARNING|ERROR|CRITICAL): ")
 #: Files Sphinx leaves in an output folder for its own incremental builds; never published.
 BUILD_INTERNALS = (".doctrees", ".buildinfo", "reports")
 
@@ -84,11 +87,12 @@ def build_and_publish(srcdir: Path, site: Path, options: list[str]) -> int:
     started = time.time()
     status = subprocess.run(command, cwd=srcdir).returncode
     if status != 0:
-        problems = warnings.read_text(encoding="utf-8").strip() if warnings.exists() else ""
+        # Sphinx has already printed each problem once, located; the summary only counts them.
+        problems = warnings.read_text(encoding="utf-8").splitlines() if warnings.exists() else []
+        count = sum(1 for line in problems if LOCATED_PROBLEM.match(line))
+        listed = f"{count} problem{'s' if count != 1 else ''} listed above" if count else "see the messages above"
         kept = f"the last good site in {site} was kept" if site.exists() else "no site was published"
-        print(f"\nBUILD FAILED; {kept}. The failed build is in {staging}.", file=sys.stderr)
-        if problems:
-            print("Problems:\n" + problems, file=sys.stderr)
+        print(f"\nBUILD FAILED ({listed}); {kept}. The failed build is in {staging}.", file=sys.stderr)
         return status or 1
     publish(staging, site)
     shutil.rmtree(doctrees, ignore_errors=True)
