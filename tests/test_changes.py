@@ -145,3 +145,25 @@ def test_compare_to_takes_another_site(site, tmp_path):
     assert report["compared_with"] == str(other)
     assert report["lessons"]["watched"]["stamp"]["jax"][0] == "0.0.1"
     assert "watched ran under jax" in report["summary"]
+
+
+def test_a_stamp_change_shared_by_many_lessons_is_summarized_once():
+    """A JAX upgrade moves every stamp; the summary names it once and still lists each changed output."""
+    from jaxcourse.changes import ChangeReport, LessonChanges, OutputChange
+
+    upgrade = {"jax": ["0.10.2", "0.10.1"], "jaxlib": ["0.10.2", "0.10.1"]}
+
+    def moved(name: str, *lines: int) -> LessonChanges:
+        outputs = [OutputChange(line=line, old_line=line, diff="") for line in lines]
+        return LessonChanges(name, f"lessons/{name}.md", "changed", stamp=dict(upgrade), outputs=outputs)
+
+    lessons = [moved("a-01"), moved("a-02", 88, 140), moved("a-03")]
+    lessons.append(LessonChanges("b-01", "lessons/b-01.md", "changed", stamp={"python": ["3.11.7", "3.12.1"]}))
+    lessons.append(LessonChanges("b-02", "lessons/b-02.md", "unchanged"))
+    report = ChangeReport(compared_with="_build/html", lessons=lessons)
+    assert report.summary() == (
+        "3 lessons ran under jax 0.10.1 (was 0.10.2), jaxlib 0.10.1 (was 0.10.2); "
+        "3 lessons with unchanged outputs and figures; "
+        "a-02 changed 2 outputs (lines 88, 140); "
+        "b-01 ran under python 3.12.1 (was 3.11.7)"
+    )

@@ -14,6 +14,7 @@ The report is shown three ways: a console summary (printed by ``sitebuild``),
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import difflib
 import hashlib
@@ -99,13 +100,20 @@ class ChangeReport:
         }
 
     def summary(self) -> str:
-        """One line, e.g. '12 lessons unchanged; transforms-01 changed 2 outputs (lines 88, 140)'."""
+        """One line, e.g. '12 lessons unchanged; transforms-01 changed 2 outputs (lines 88, 140)'.
+
+        A stamp change that several lessons share (a JAX upgrade moves them all) is
+        stated once, with how many lessons it covers, instead of once per lesson.
+        """
         if self.compared_with is None:
             return "First build: there is no earlier site to compare its recordings with."
-        unchanged = len(self.lessons) - len(self.changed)
-        parts = [f"{unchanged} lesson{'s' if unchanged != 1 else ''} unchanged"]
-        for lesson in self.changed:
-            parts.append(f"{lesson.lesson} {describe(lesson)}")
+        shared = shared_stamp_changes(self.lessons)
+        parts = [f"{count} lessons ran under {stamp_text(stamp)}" for stamp, count in shared.items()]
+        described = {lesson.lesson: describe(lesson, omit=shared) for lesson in self.changed}
+        unchanged = len(self.lessons) - sum(1 for text in described.values() if text)
+        what = "with unchanged outputs and figures" if shared else "unchanged"
+        parts.append(f"{unchanged} lesson{'s' if unchanged != 1 else ''} {what}")
+        parts.extend(f"{name} {text}" for name, text in described.items() if text)
         varying = sum(lesson.varying for lesson in self.lessons)
         if varying:
             verb = "differ" if varying != 1 else "differs"
@@ -113,7 +121,25 @@ class ChangeReport:
         return "; ".join(parts)
 
 
-def describe(lesson: LessonChanges) -> str:
+StampChange = tuple[tuple[str, str, str], ...]  # (field, old, new) for each field that moved
+
+
+def stamp_change(lesson: LessonChanges) -> StampChange:
+    return tuple((field, str(old), str(new)) for field, (old, new) in lesson.stamp.items())
+
+
+def stamp_text(change: StampChange) -> str:
+    return ", ".join(f"{field} {new} (was {old})" for field, old, new in change)
+
+
+def shared_stamp_changes(lessons: list[LessonChanges]) -> dict[StampChange, int]:
+    """Stamp changes that two or more lessons have in common, with how many have each."""
+    counts = collections.Counter(stamp_change(lesson) for lesson in lessons if lesson.stamp)
+    return {change: count for change, count in counts.items() if count > 1}
+
+
+def describe(lesson: LessonChanges, omit: dict[StampChange, int] | None = None) -> str:
+    """What changed in one lesson; empty when all that changed is a stamp change in ``omit``."""
     if lesson.status in ("added", "removed"):
         return lesson.status
     parts = []
@@ -122,10 +148,8 @@ def describe(lesson: LessonChanges) -> str:
         parts.append(f"changed {len(lesson.outputs)} output{plural} (line{plural} {', '.join(lesson.lines)})")
     if lesson.figures:
         parts.append(f"changed figure{'s' if len(lesson.figures) != 1 else ''} {', '.join(lesson.figures)}")
-    if lesson.stamp:
-        parts.append(
-            "ran under " + ", ".join(f"{field} {new} (was {old})" for field, (old, new) in lesson.stamp.items())
-        )
+    if lesson.stamp and stamp_change(lesson) not in (omit or {}):
+        parts.append("ran under " + stamp_text(stamp_change(lesson)))
     return " and ".join(parts)
 
 
