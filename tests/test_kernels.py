@@ -29,6 +29,16 @@ ENABLE_X64 = code_cell(
     "import jax\n\njax.config.update('jax_enable_x64', True)\nprint('dtype now:', jax.numpy.ones(1).dtype)"
 )
 
+SLOW_PRINT = """import sys
+import time
+
+sys.stdout.write('counts: ')
+time.sleep(0.5)
+print([1, 2])
+sys.stdout.write('a line ending in spaces   ')
+time.sleep(0.5)
+print('went on')"""
+
 
 # Read in name order: each default lesson comes right after one that changed its kernel.
 LESSONS = {
@@ -36,6 +46,8 @@ LESSONS = {
     "b-default-after-devices": lesson("b-default-after-devices", REPORT),
     "c-enables-x64": lesson("c-enables-x64", ENABLE_X64 + "\n" + REPORT),
     "d-default-after-x64": lesson("d-default-after-x64", REPORT),
+    # One print whose pieces are written half a second apart, longer than ipykernel's 0.2 s flush timer.
+    "e-slow-print": lesson("e-slow-print", REPORT + "\n" + code_cell(SLOW_PRINT)),
 }
 
 
@@ -105,3 +117,12 @@ def test_the_executed_notebook_gets_its_devices_outside_the_site(site, tmp_path)
     ).execute()
     text = "".join(output.get("text", "") for cell in notebook.cells for output in cell.get("outputs", []))
     assert "devices: 4" in text
+
+
+def test_a_print_interrupted_by_a_pause_stays_on_one_line(site):
+    """The kernel sends a cell's output when the cell ends, so no timer can split a line."""
+    shown = "".join(pre.get_text() for pre in site.html("lessons/e-slow-print.html").select("div.cell_output pre"))
+    assert "counts: [1, 2]\na line ending in spaces   went on\n" in shown
+    transcript = json.loads((site.outdir / "recordings.json").read_text(encoding="utf-8"))
+    cells = transcript["lessons"]["e-slow-print"]["cells"]
+    assert any(cell["shown"].startswith("counts: [1, 2]\n") for cell in cells)
