@@ -24,9 +24,10 @@ MISTAKES = [
     ("$\\lossfunction(w)$", r"cannot render math '\\\\lossfunction\(w\)': Unknown LaTeX command \"\\lossfunction\""),
     ("```{no-such-directive}", r"Unknown directive type: 'no-such-directive'"),
 ]
+# The reference and the math sit on a paragraph's second line, not its first.
 PROSE = (
-    "See {ref}`no-such-label` for more.\n\n"
-    "The loss is $\\lossfunction(w)$ here.\n\n"
+    "A paragraph that opens on this line;\nsee {ref}`no-such-label` for more.\n\n"
+    "The loss, defined on the next line,\nis $\\lossfunction(w)$ here.\n\n"
     "```{no-such-directive}\nSome content.\n```\n"
 )
 FIGURE_CELL = (
@@ -61,7 +62,7 @@ POSITIONS = {
         + "\n"
         + figure(
             "pos-inside-figure",
-            caption="Caption with {ref}`no-such-label` and $\\lossfunction(w)$.\n\n"
+            caption="A caption that goes on\nwith {ref}`no-such-label` and $\\lossfunction(w)$.\n\n"
             "```{no-such-directive}\nIn the legend.\n```",
         )
     ),

@@ -11,6 +11,7 @@ Each component lives in its own module:
   run stamp, the verdict, ``save_figure``);
 - ``render``: the myst-nb render plugin (short errors, hidden kernel records);
 - ``record`` and ``lessonpage``: turn the executed notebook into the page;
+- ``inlinelines``: references and math inside a paragraph report their own line;
 - ``mathml``: equations rendered at build time, no MathJax;
 - ``accessibility``: markup fixes axe-core asks for;
 - ``downloads``: executed notebook, MyST source and starter notebook per lesson;

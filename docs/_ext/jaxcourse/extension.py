@@ -17,6 +17,7 @@ from . import (
     changepage,
     frontmatter,
     inject,
+    inlinelines,
     kernel,
     lessonpage,
     mathml,
@@ -170,6 +171,7 @@ def setup(app: Sphinx) -> dict:
     app.connect("builder-inited", lessonpage.note_build_start)
     app.connect("env-before-read-docs", scheduling.balance_chunks)
     app.connect("source-read", on_source_read)
+    app.connect("doctree-read", inlinelines.locate_inline_nodes)
     app.connect("doctree-read", lessonpage.on_doctree_read)
     app.connect("env-get-outdated", report.pages_to_reread)
     app.connect("env-get-outdated", lessons_run_in_another_environment)
