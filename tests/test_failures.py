@@ -74,6 +74,18 @@ CASES: dict[str, tuple[str, list[tuple[str, str]]]] = {
     f"pos-{name}": (lesson(f"pos-{name}", body), MISTAKES) for name, body in POSITIONS.items()
 }
 CASES |= {
+    # myst-parser puts its message for the unknown role inside the paragraph; the
+    # reference after it must still be counted from the author's own lines.
+    "reference-after-an-unknown-role": (
+        lesson(
+            "reference-after-an-unknown-role",
+            "A {nosuchrole}`x` on the first line\nand {ref}`no-such-label` on the second.\n\n" + code_cell("x = 1"),
+        ),
+        [
+            ("{nosuchrole}", r'Unknown interpreted text role "nosuchrole"'),
+            ("{ref}`no-such-label`", r"undefined label: 'no-such-label'"),
+        ],
+    ),
     "failing-assert": (
         lesson(
             "failing-assert",

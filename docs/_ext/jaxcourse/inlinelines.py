@@ -16,9 +16,18 @@ def locate_inline_nodes(app: Sphinx, doctree: nodes.document) -> None:
     for block in doctree.findall(nodes.TextElement):
         if isinstance(block, nodes.Inline) or block.line is None:
             continue  # an inline node is placed by its block; a block without a line cannot help
-        line = block.line
-        for node in block.findall(include_self=False):
-            if isinstance(node, nodes.Text):
-                line += node.count("\n")
-            elif isinstance(node, nodes.Inline) and node.line in (None, block.line):
-                node.line = line
+        _place(block, block.line, block.line)
+
+
+def _place(element: nodes.Element, line: int, block_line: int) -> int:
+    """Give the inline nodes under ``element`` their lines; return the line after its text."""
+    for child in element.children:
+        if isinstance(child, nodes.system_message):
+            continue  # a parser's message placed in the paragraph; its text is not the author's
+        if isinstance(child, nodes.Text):
+            line += child.count("\n")
+            continue
+        if isinstance(child, nodes.Inline) and child.line in (None, block_line):
+            child.line = line
+        line = _place(child, line, block_line)
+    return line
