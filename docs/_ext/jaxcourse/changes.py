@@ -19,6 +19,7 @@ import dataclasses
 import difflib
 import hashlib
 import json
+from collections.abc import Collection
 from pathlib import Path
 
 RECORDINGS = "recordings.json"
@@ -138,7 +139,7 @@ def shared_stamp_changes(lessons: list[LessonChanges]) -> dict[StampChange, int]
     return {change: count for change, count in counts.items() if count > 1}
 
 
-def describe(lesson: LessonChanges, omit: dict[StampChange, int] | None = None) -> str:
+def describe(lesson: LessonChanges, omit: Collection[StampChange] = ()) -> str:
     """What changed in one lesson; empty when all that changed is a stamp change in ``omit``."""
     if lesson.status in ("added", "removed"):
         return lesson.status
@@ -148,8 +149,9 @@ def describe(lesson: LessonChanges, omit: dict[StampChange, int] | None = None) 
         parts.append(f"changed {len(lesson.outputs)} output{plural} (line{plural} {', '.join(lesson.lines)})")
     if lesson.figures:
         parts.append(f"changed figure{'s' if len(lesson.figures) != 1 else ''} {', '.join(lesson.figures)}")
-    if lesson.stamp and stamp_change(lesson) not in (omit or {}):
-        parts.append("ran under " + stamp_text(stamp_change(lesson)))
+    moved = stamp_change(lesson)
+    if moved and moved not in omit:
+        parts.append("ran under " + stamp_text(moved))
     return " and ".join(parts)
 
 
