@@ -24,8 +24,11 @@ nb_execution_mode = "force"  # nox -s lesson / serve pass -D nb_execution_mode=c
 nb_execution_cache_path = str(Path(__file__).parent / "_build" / ".jupyter_cache")
 nb_execution_timeout = 60  # seconds per cell; a lesson may set mystnb.execution_timeout
 nb_execution_raise_on_error = False  # jaxcourse reports every failed notebook, located at its line
+nb_execution_in_temp = True  # kernels run in a scratch folder: a relative open() cannot write into the checkout
 nb_output_stderr = "warn"  # anything a lesson writes to stderr fails a -W build
-nb_merge_streams = True
+# The course kernel sends a cell's output once, when the cell ends; merging would move text around
+# displays, and myst-nb's merge takes time quadratic in a line's length.
+nb_merge_streams = False
 suppress_warnings = ["mystnb.exec"]  # replaced by jaxcourse's one located message
 
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence"]

@@ -21,6 +21,8 @@ SITE = BUILD / "html"
 REQUIREMENTS = "requirements.txt"
 DIRECT_NEEDS = "requirements.in"
 PIP_TOOLS = "pip-tools==7.6.2"
+#: What an environment is built from: when one changes, install() runs again.
+ENVIRONMENT_FILES = (REQUIREMENTS, "docs/_ext/pyproject.toml", "docs/_ext/jaxcourse/kernels/jaxcourse/kernel.json")
 RUFF = ["ruff", "check", "--config", "docs/_ext/pyproject.toml", "conf.py", "noxfile.py", "docs/_ext", "tests"]
 
 
@@ -30,15 +32,15 @@ def install(session: nox.Session) -> None:
     Skipped when this environment already holds exactly these pins: the extension is
     installed in place, so edits to its code need no reinstall, only edits to its metadata.
     """
-    wanted = hashlib.sha256(
-        b"".join((ROOT / name).read_bytes() for name in (REQUIREMENTS, "docs/_ext/pyproject.toml"))
-    ).hexdigest()
+    wanted = hashlib.sha256(b"".join((ROOT / name).read_bytes() for name in ENVIRONMENT_FILES)).hexdigest()
     stamp = Path(session.virtualenv.location) / ".course-requirements"
     if stamp.exists() and stamp.read_text(encoding="utf-8") == wanted:
         return
     # uv installs several times faster than pip but leaves compiling the .pyc files to the
     # first imports, which the first build would then pay for; compile them now, as pip does.
     session.install("-r", REQUIREMENTS, env={"UV_COMPILE_BYTECODE": "1"})
+    # The course kernel spec, installed once here: builds only check it, so parallel builds never race on it.
+    session.run("python", "-m", "jaxcourse.kernel", "install", silent=True)
     stamp.write_text(wanted, encoding="utf-8")
 
 
@@ -63,24 +65,25 @@ def docs(session: nox.Session) -> None:
 
 @nox.session
 def lesson(session: nox.Session) -> None:
-    """Execute one lesson (cached) and build its page: nox -s lesson -- transforms-04."""
+    """Execute one page (cached) and build it: nox -s lesson -- transforms-04 (or -- docs/page.md)."""
     if len(session.posargs) != 1:
-        session.error("Name one lesson id, e.g. nox -s lesson -- transforms-04")
-    lesson_id = Path(session.posargs[0]).name.removesuffix(".md")
+        session.error("Name one lesson id or notebook page, e.g. nox -s lesson -- transforms-04")
+    name = session.posargs[0]
     install(session)
     site = BUILD / "lesson"
     started = time.perf_counter()
-    ok = site_build(session, site, "--lesson", lesson_id, "-D", "nb_execution_mode=cache")
+    ok = site_build(session, site, "--lesson", name, "-D", "nb_execution_mode=cache")
     elapsed = time.perf_counter() - started
     if not ok:
-        session.error(f"{lesson_id} failed after {elapsed:.1f} s")
-    record = json.loads((site / "execution.json").read_text(encoding="utf-8"))[lesson_id]
+        session.error(f"{name} failed after {elapsed:.1f} s")
+    # The other executed pages were stubs: the report holds this page alone.
+    (record,) = json.loads((site / "execution.json").read_text(encoding="utf-8")).values()
     how = "run afresh by this build" if record["fresh"] else "reused: its code and the environment are unchanged"
     session.log(
-        f"{lesson_id}: its cells ran in {record['runtime_seconds']:.1f} s in the run of {record['stamp']['started']} "
+        f"{record['docname']}: its cells ran in {record['runtime_seconds']:.1f} s in the run of {record['started']} "
         f"({how}); the build took {elapsed:.1f} s."
     )
-    session.log(f"Page: {site / 'lessons' / (lesson_id + '.html')}")
+    session.log(f"Page: {site / (record['docname'] + '.html')}")
 
 
 @nox.session

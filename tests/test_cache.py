@@ -122,11 +122,11 @@ def test_a_new_device_count_re_executes_the_lesson(site):
 
 
 def test_the_kernel_spec_is_part_of_the_fingerprint(tmp_path, monkeypatch):
-    from jaxcourse import inject, kernel
+    from jaxcourse import fingerprint, kernel
 
-    before = inject.environment_fingerprint([])
+    before = fingerprint.environment_fingerprint([])
     spec = tmp_path / "jaxcourse"
     spec.mkdir()
     (spec / "kernel.json").write_text((kernel.SPEC_DIR / "kernel.json").read_text() + "\n", encoding="utf-8")
     monkeypatch.setattr(kernel, "SPEC_DIR", spec)
-    assert inject.environment_fingerprint([]) != before
+    assert fingerprint.environment_fingerprint([]) != before

@@ -29,22 +29,41 @@ def test_every_lesson_passes():
 MUTATIONS = {
     "deleted title": ("# Compile a function with jit\n", "\n", ("---", 0), r"missing the '# Title' heading"),
     "misspelt tag": (
-        ":tags: [varies]",
-        ":tags: [vary]",
-        (":tags: [vary]", -1),
-        r"unknown cell tag 'vary'; did you mean 'varies'\?",
+        ":tags: [remove-cell]",
+        ":tags: [remove-cel]",
+        (":tags: [remove-cel]", -1),
+        r"unknown cell tag 'remove-cel'; did you mean 'remove-cell'\?",
     ),
-    "untagged timing": (
-        ":tags: [varies]\n",
+    "undeclared timing": (
+        ":varies: '(?<=median / min / max seconds: ).*'\n",
         ":tags: [remove-stderr]\n",
         (":tags: [remove-stderr]", -1),
-        r"this cell prints a timing: tag it ':tags: \[varies\]'",
+        r"this cell prints a timing: declare the values that vary",
     ),
-    "text against a fence": (
-        "```\n\n## Compilation preserves the result",
-        "```\nAgainst the fence.\n## Compilation preserves the result",
-        "Against the fence.",
-        r"put a blank line between a code cell's closing fence and the text after it",
+    "whole-cell varies tag": (
+        ":varies: '(?<=First/repeat seconds: ).*'\n",
+        ":tags: [varies]\n",
+        (":tags: [varies]", -1),
+        r"the 'varies' tag exempted every output of the cell",
+    ),
+    "bad varies pattern": (
+        ":varies: '(?<=median seconds: ).*'\n",
+        ":varies: '(?<=median seconds: .*'\n",
+        (":varies: '(?<=median seconds: .*'", -1),
+        r"the varies pattern .* is not a regular expression",
+    ),
+    # A cell fenced with ':::' (opened and closed) is not a cell myst-nb runs.
+    "a colon-fenced code cell": (
+        "```{code-cell} ipython3\ncompiled_step = jax.jit(",
+        ":::{code-cell} ipython3\ncompiled_step = jax.jit(",
+        ":::{code-cell} ipython3",
+        r"this \{code-cell\} is never executed",
+    ),
+    "the colon fence's close": (
+        "atol=1e-6)\n```\n\nTo benchmark both outputs",
+        "atol=1e-6)\n:::\n\nTo benchmark both outputs",
+        ":::{code-cell} ipython3",
+        r"this \{code-cell\} is never executed",
     ),
     "wrong id": ("  id: transforms-04", "  id: transforms-4", "  id: transforms-4", r"'lesson.id' is 'transforms-4'"),
     "missing minutes": ("  minutes: 55\n", "", "lesson:", r"'lesson.minutes' is missing"),

@@ -162,14 +162,111 @@ CASES |= {
         lesson("unclosed-fence", code_cell("x = 1") + "\nProse.\n\n```python\nprint('never closed')\n"),
         [("```python", r"this python block is never closed")],
     ),
+    # No blank line is needed after a cell: text right after its closing fence is located exactly.
     "text-against-a-fence": (
-        lesson("text-against-a-fence", code_cell("x = 1") + "Text right after the fence.\n"),
-        [("Text right after the fence.", r"put a blank line between a code cell's closing fence and the text")],
+        lesson(
+            "text-against-a-fence",
+            code_cell("x = 1") + "Text right after the fence, see {ref}`no-such-label`.\n\n" + code_cell("y = 2"),
+        ),
+        [("Text right after the fence", r"undefined label: 'no-such-label'")],
+    ),
+    # Nor does the front matter need a minimum height: three lines of it are enough.
+    "short-front-matter": (
+        '---\n{"jupytext": {"text_representation": {"format_name": "myst"}}, "kernelspec": {"name": "python3", '
+        '"display_name": "Python 3"}, "lesson": {"id": "short-front-matter", "title": "Short", "phase": 9, '
+        '"phase_title": "Test phase", "order": 2, "minutes": 5, "device": "CPU"}}\n---\n# Short\n\n'
+        "See {ref}`no-such-label` here.\n\n" + code_cell("x = 1\nassert x == 2"),
+        [
+            ("See {ref}`no-such-label`", r"undefined label: 'no-such-label'"),
+            ("assert x == 2", r"^cell failed: AssertionError"),
+        ],
     ),
 }
-# A notebook page outside lessons/ (docs/) fails the build too.
+# A kernel that dies, an output the page cannot publish, a setting a page cannot use: one located message each.
+CRASHES_AND_OUTPUTS = {
+    "kernel-exits": (
+        lesson(
+            "kernel-exits", code_cell("print('before')") + "\n" + code_cell("import os\n\nx = 1\nos._exit(3)\ny = 2")
+        ),
+        [
+            (
+                "os._exit(3)",
+                r"^the kernel died while running this statement of the cell at line \d+ \(the process exited "
+                r"with status 3",
+            )
+        ],
+    ),
+    "kernel-segfault": (
+        lesson(
+            "kernel-segfault",
+            code_cell("x = 1")
+            + "\n"
+            + code_cell("import ctypes\n\n\ndef crash():\n    return ctypes.string_at(0)\n\n\ncrash()"),
+        ),
+        [("return ctypes.string_at(0)", r"^the kernel died while running this statement .* killed by SIGSEGV")],
+    ),
+    "output-over-the-limit": (
+        lesson("output-over-the-limit", code_cell("print('x' * 1_200_000)")),
+        [("```{code-cell}", r"^this cell's output is 1\.2 MB, over the page's limit of 1\.0 MB")],
+    ),
+    "output-over-the-page-limit": (
+        lesson(
+            "output-over-the-page-limit",
+            code_cell("for _ in range(20):\n    print('y' * 99)") + "\n" + code_cell("print('fits')"),
+            extra="execution:\n  output_limit: 1000\n",
+        ),
+        [("```{code-cell}", r"^this cell's output is 2\.0 kB, over the page's limit of 1\.0 kB")],
+    ),
+    "javascript-output": (
+        lesson("javascript-output", code_cell("from IPython.display import Javascript\n\nJavascript('alert(1)')")),
+        [("```{code-cell}", r"^this cell displays a JavaScript output \(application/javascript\)")],
+    ),
+    "widget-view": (
+        lesson(
+            "widget-view",
+            code_cell(
+                "from IPython.display import display\n\n"
+                "view = {'application/vnd.jupyter.widget-view+json': {'model_id': 'x', 'version_major': 2}}\n"
+                "display(view, raw=True)"
+            ),
+        ),
+        [("```{code-cell}", r"^this cell displays a widget view")],
+    ),
+    "image-without-alt": (
+        lesson("image-without-alt", code_cell("import matplotlib.pyplot as plt\n\nplt.plot([1, 2])\nplt.show()")),
+        [("```{code-cell}", r"^this cell displays an image \(image/png\) without alt text")],
+    ),
+    "varies-matches-nothing": (
+        lesson(
+            "varies-matches-nothing",
+            "```{code-cell} ipython3\n:varies: '[0-9.]+ seconds'\n\nprint('took 2 ms')\n```\n",
+        ),
+        [("```{code-cell}", r"^the varies pattern '\[0-9\.\]\+ seconds' matches nothing this cell showed")],
+    ),
+    "execution-misspelt-key": (
+        lesson("execution-misspelt-key", code_cell("x = 1"), extra="execution:\n  timout: 5\n"),
+        [("timout: 5", r"^unknown key 'execution.timout'; did you mean 'timeout'\?")],
+    ),
+}
+CASES |= CRASHES_AND_OUTPUTS
+# A notebook page outside lessons/ (docs/) fails the build too, and so do settings a page cannot use.
 NOTEBOOK_PAGE = notebook_page("A notebook page", code_cell("x = 1") + "\nProse.\n\n" + code_cell("assert x == 2"))
 NOTEBOOK_PAGE_PROBLEMS = [("assert x == 2", r"^cell failed: AssertionError")]
+DOCS_PAGES = {
+    "notebook-page": (NOTEBOOK_PAGE, NOTEBOOK_PAGE_PROBLEMS),
+    # Lesson metadata on a page that is not a lesson would be ignored: refused at its line.
+    "notebook-page-with-lesson-metadata": (
+        notebook_page("Lesson metadata elsewhere", code_cell("x = 1")).replace(
+            "orphan: true\n", "orphan: true\nlesson:\n  phase: 2\n"
+        ),
+        [("lesson:", r"^'lesson:' is for the lessons in lessons/, and this page is not one")],
+    ),
+    # A prose page executes nothing: execution settings on it are refused at their line.
+    "prose-page-with-execution-settings": (
+        "---\norphan: true\nexecution:\n  cpu_devices: 4\n---\n\n# Prose\n\nNo cells here.\n",
+        [("execution:", r"^'execution:' has no effect here: this page is not a notebook")],
+    ),
+}
 
 
 @pytest.fixture(scope="module")
@@ -178,7 +275,8 @@ def failed(tmp_path_factory):
     srcdir = make_site(root, lessons={name: text for name, (text, _) in CASES.items()})
     # Drawn by an earlier run and committed: the lesson that no longer draws it must not publish it.
     (srcdir / "figures" / "figure-not-drawn.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
-    (srcdir / "docs" / "notebook-page.md").write_text(NOTEBOOK_PAGE, encoding="utf-8")
+    for name, (text, _) in DOCS_PAGES.items():
+        (srcdir / "docs" / f"{name}.md").write_text(text, encoding="utf-8")
     return build(srcdir, "-j", "2")
 
 
@@ -215,8 +313,10 @@ def test_each_mistake_is_reported_once_at_its_line(failed, name):
     expected_problems(f"lessons/{name}.md", text, wanted, problems(failed))
 
 
-def test_a_failing_notebook_outside_lessons_fails_at_its_line(failed):
-    expected_problems("docs/notebook-page.md", NOTEBOOK_PAGE, NOTEBOOK_PAGE_PROBLEMS, problems(failed))
+@pytest.mark.parametrize("name", sorted(DOCS_PAGES))
+def test_a_page_outside_lessons_fails_at_its_line(failed, name):
+    text, wanted = DOCS_PAGES[name]
+    expected_problems(f"docs/{name}.md", text, wanted, problems(failed))
 
 
 @pytest.mark.parametrize("name", ["failing-assert", "raising-in-function", "hanging-cell"])

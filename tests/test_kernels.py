@@ -124,5 +124,5 @@ def test_a_print_interrupted_by_a_pause_stays_on_one_line(site):
     shown = "".join(pre.get_text() for pre in site.html("lessons/e-slow-print.html").select("div.cell_output pre"))
     assert "counts: [1, 2]\na line ending in spaces   went on\n" in shown
     transcript = json.loads((site.outdir / "recordings.json").read_text(encoding="utf-8"))
-    cells = transcript["lessons"]["e-slow-print"]["cells"]
+    cells = transcript["pages"]["e-slow-print"]["cells"]
     assert any(cell["shown"].startswith("counts: [1, 2]\n") for cell in cells)

@@ -133,8 +133,8 @@ def test_the_site_publishes_its_recordings_for_the_next_comparison(course_site):
     import json
 
     recordings = json.loads((course_site.outdir / "recordings.json").read_text(encoding="utf-8"))
-    assert sorted(recordings["lessons"]) == LESSON_IDS
-    for lesson_id, entry in recordings["lessons"].items():
+    assert sorted(recordings["pages"]) == LESSON_IDS
+    for lesson_id, entry in recordings["pages"].items():
         assert entry["stamp"]["jax"] and entry["cells"]
         assert all(cell["line"] > 0 for cell in entry["cells"])
         assert entry["figures"], lesson_id

@@ -51,7 +51,8 @@ def test_sphinx_reads_the_chunks_we_predict(tmp_path):
     body = code_cell("import os\nprint('reader:', os.getppid())")
     srcdir = make_site(tmp_path, lessons={name: lesson(name, body) for name in RUNTIMES})
     hints = srcdir / "hints.json"
-    hints.write_text(json.dumps({name: {"runtime_seconds": s} for name, s in RUNTIMES.items()}), encoding="utf-8")
+    rows = {name: {"docname": f"lessons/{name}", "runtime_seconds": s} for name, s in RUNTIMES.items()}
+    hints.write_text(json.dumps(rows), encoding="utf-8")
     result = build(srcdir, "-j", "2", "-D", "course_runtime_hints=hints.json")
     assert result.returncode == 0, result.output
     reader = {

@@ -44,6 +44,17 @@ def lessons(root: Path, lessons_dir: str = LESSONS_DIR) -> list[Lesson]:
     return sorted(found, key=lambda lesson: lesson.sort_key)
 
 
+def page_docname(root: Path, name: str, lessons_dir: str = LESSONS_DIR) -> str:
+    """The docname of a page named by lesson id (transforms-04) or by its file (docs/jit-compilation.md).
+
+    ValueError, naming the choices, for a name that is neither.
+    """
+    path = Path(root, name)
+    if name.endswith(".md") and path.is_file() and not Path(name).stem.startswith("_"):
+        return path.resolve().relative_to(Path(root).resolve()).with_suffix("").as_posix()
+    return lesson_path(root, name, lessons_dir).relative_to(root).with_suffix("").as_posix()
+
+
 def lesson_path(root: Path, name: str, lessons_dir: str = LESSONS_DIR) -> Path:
     """The file of a lesson named by id, ``lessons/ID.md`` or a path; ValueError naming the choices."""
     stem = Path(name).name.removesuffix(".md")
@@ -51,4 +62,7 @@ def lesson_path(root: Path, name: str, lessons_dir: str = LESSONS_DIR) -> Path:
     if path.is_file() and not stem.startswith("_"):
         return path
     choices = ", ".join(candidate.stem for candidate in lesson_files(root, lessons_dir))
-    raise ValueError(f"no lesson {stem!r} in {lessons_dir}/; the lessons are: {choices}")
+    raise ValueError(
+        f"no lesson {stem!r} in {lessons_dir}/ (a notebook page elsewhere is named by its file, "
+        f"e.g. docs/page.md); the lessons are: {choices}"
+    )

@@ -1,7 +1,7 @@
 """The change report as a site page ("What changed in this build") and as build files.
 
-The ``{change-report}`` directive marks the page; once every lesson has been
-read, its placeholder is filled from this build's recordings compared with the
+The ``{change-report}`` directive marks the page; once every executed page has
+been read, its placeholder is filled from this build's recordings compared with the
 earlier site's (``course_compare_to``). At the end of the build the recordings
 are written into the site (``recordings.json``, for the next comparison) and
 the report beside it (``<outdir>/../changes.json``).
@@ -30,8 +30,9 @@ class ChangeReport(SphinxDirective):
 
 
 def new_recordings(app: Sphinx) -> dict[str, dict]:
-    lessons = app.env.get_domain("course").lessons
-    return {record["meta"]["id"]: record["recording"] for record in lessons.values() if record.get("recording")}
+    """Every executed page's recording of this build, by page id."""
+    pages = app.env.get_domain("course").pages
+    return {page.page_id: page.recording for page in pages.values() if page.recording}
 
 
 @functools.cache
@@ -63,31 +64,31 @@ def _render(app: Sphinx, docname: str, report: changes.ChangeReport | None) -> l
     result: list[nodes.Node] = [nodes.paragraph("", report.summary(), classes=["change-summary"])]
     if report.compared_with is None:
         return result
-    for lesson in report.changed:
-        section = nodes.container(classes=["lesson-changes"])
-        title = nodes.paragraph(classes=["lesson-changes-title"])
+    for page in report.changed:
+        section = nodes.container(classes=["page-changes"])
+        title = nodes.paragraph(classes=["page-changes-title"])
         strong = nodes.strong()
-        if lesson.status != "removed":
-            link = nodes.reference("", lesson.lesson, internal=True)
-            link["refuri"] = app.builder.get_relative_uri(docname, lesson.source.removesuffix(".md"))
+        if page.status != "removed":
+            link = nodes.reference("", page.page, internal=True)
+            link["refuri"] = app.builder.get_relative_uri(docname, page.source.removesuffix(".md"))
             strong += link
         else:
-            strong += nodes.Text(lesson.lesson)
+            strong += nodes.Text(page.page)
         title += strong
-        title += nodes.Text(f": {changes.describe(lesson)}")
+        title += nodes.Text(f": {changes.describe(page)}")
         section += title
-        for change in lesson.outputs:
-            where = f"line {change.line} of {lesson.source}" if change.line else f"a removed cell ({lesson.source})"
+        for change in page.outputs:
+            where = f"line {change.line} of {page.source}" if change.line else f"a removed cell ({page.source})"
             section += nodes.paragraph("", f"Output of the cell at {where}:")
             section += nodes.literal_block(change.diff, change.diff, language="diff", classes=["output-diff"])
         result.append(section)
-    varying = sum(lesson.varying for lesson in report.lessons)
+    varying = sum(page.varying for page in report.pages)
     if varying:
         result.append(
             nodes.paragraph(
                 "",
-                f"{varying} output{'s' if varying != 1 else ''} of cells tagged varies (timings) changed, as "
-                "expected; they are counted here and never diffed.",
+                f"{varying} output{'s' if varying != 1 else ''} changed only in values their cells declare as "
+                "varying (timings), as expected; those values are masked, and the rest of each output was compared.",
             )
         )
     return result

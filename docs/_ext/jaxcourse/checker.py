@@ -18,6 +18,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+import yaml
+
 from . import catalogue, frontmatter, lessonsource
 from .frontmatter import Problem
 from .lessonsource import Fence, Heading, LessonSource, Paragraph
@@ -38,7 +40,13 @@ CELL_TAGS = {
     "hide-input": "myst-nb: the code is collapsed",
     "hide-output": "myst-nb: the outputs are collapsed",
     "raises-exception": "the cell must raise; the page shows 'Type: message' (see docs/contributing.md)",
-    "varies": "the outputs change from run to run (timings): the change report counts them, not diffs them",
+}
+#: Retired tags, and what replaced them.
+RETIRED_TAGS = {
+    "varies": (
+        "the 'varies' tag exempted every output of the cell from the change report; declare only the values "
+        "that vary, with a regular expression: ':varies: <pattern>' (see docs/contributing.md)"
+    ),
 }
 #: A cell that reads a clock and prints is a timing, and its outputs vary from run to run.
 _CLOCK = re.compile(r"\b(perf_counter|perf_counter_ns|monotonic|process_time|timeit|time\.time)\b")
@@ -203,35 +211,59 @@ def check_exercises(source: LessonSource, lesson_id: str) -> list[Problem]:
 
 
 def check_cells(source: LessonSource) -> list[Problem]:
-    """Cell tags the build knows, timings marked as varying, and code cells that can be located."""
+    """Cell tags the build knows, timings' varying values declared, and code cells that myst-nb runs."""
     problems = []
     for cell in source.code_cells():
         for tag in cell.tags:
-            if tag not in CELL_TAGS:
+            if tag in RETIRED_TAGS:
+                problems.append(Problem(cell.line, RETIRED_TAGS[tag]))
+            elif tag not in CELL_TAGS:
                 hint = frontmatter.closest(tag, CELL_TAGS)
                 problems.append(
                     Problem(cell.line, f"unknown cell tag {tag!r}" + (f"; did you mean {hint!r}?" if hint else ""))
                 )
         code = cell.code
-        if _CLOCK.search(code) and _PRINTS.search(code) and "varies" not in cell.tags:
+        varies = _yaml_value(cell.options.get("varies"))
+        if _CLOCK.search(code) and _PRINTS.search(code) and not varies and "varies" not in cell.tags:
             problems.append(
                 Problem(
                     cell.line,
-                    "this cell prints a timing: tag it ':tags: [varies]' so the change report expects it to vary",
+                    "this cell prints a timing: declare the values that vary, e.g. \":varies: '[0-9.e-]+ s'\", so the "
+                    "change report masks them and still compares everything else the cell prints",
                 )
             )
-    lines = source.lines
-    for cell in source.code_cells():
-        if cell.end < len(lines) and lines[cell.end].strip():
-            problems.append(
-                Problem(cell.end + 1, "put a blank line between a code cell's closing fence and the text after it")
-            )
+        if varies:
+            for pattern in varies if isinstance(varies, list) else [varies]:
+                try:
+                    re.compile(str(pattern))
+                except re.error as error:
+                    problems.append(
+                        Problem(cell.line, f"the varies pattern {pattern!r} is not a regular expression: {error}")
+                    )
+    problems += [
+        Problem(
+            block.line,
+            "this {code-cell} is never executed: myst-nb runs only ``` code cells at the top level of the page, "
+            "not ':::' blocks or cells inside another directive",
+        )
+        for block in source.unexecuted_code_cells()
+    ]
     problems += [
         Problem(block.line, f"this {block.name or 'code'} block is never closed")
         for block in source.fences()
         if not block.closed
     ]
     return problems
+
+
+def _yaml_value(value):
+    """A ``:key: value`` option as myst-nb reads it: YAML (so a pattern with ': ' or '[' needs quotes)."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return yaml.safe_load(value)
+    except yaml.YAMLError:
+        return value
 
 
 def check_figures(source: LessonSource) -> list[Problem]:

@@ -19,9 +19,9 @@ from docutils import nodes
 from nbformat import NotebookNode
 from sphinx.application import Sphinx
 
-from . import frontmatter, lessonsource, record
-from .inject import SETUP_TAG, VERDICT_TAG
-from .render import ExecutedRun, error_line, without_machine_paths
+from . import lessonsource, pages, record, sanitize
+from .reader import SETUP_TAG, VERDICT_TAG
+from .render import REFUSED, ExecutedRun, error_line, without_machine_paths
 from .runtime import DEVICE_COUNT_FLAG, RECORD_MIME
 
 DOWNLOADS = "_downloads/lessons"
@@ -51,20 +51,33 @@ def device_cells(cpu_devices: int | None) -> list[NotebookNode]:
     return [note, code]
 
 
+def safe_data(data: dict) -> dict:
+    """A display's data as the page published it: sanitized HTML and markdown, no scripts, no records."""
+    kept = {}
+    for kind, value in data.items():
+        if kind == "text/html":
+            kept[kind] = sanitize.html("".join(value) if isinstance(value, list) else value)
+        elif kind == "text/markdown":
+            kept["text/html"] = sanitize.markdown("".join(value) if isinstance(value, list) else value)
+        elif kind not in REFUSED and kind != RECORD_MIME:
+            kept[kind] = value
+    return kept
+
+
 def _without_comments(markdown: str) -> str:
     """A markdown cell without MyST comment lines (``%``), which Jupyter would show as text."""
     return "\n".join(line for line in markdown.splitlines() if not line.lstrip().startswith("%")).strip()
 
 
-def _outputs(cell: NotebookNode, shown: list[tuple[str, str]]) -> list[NotebookNode]:
-    """The cell's outputs as its page shows them: merged streams, short errors, no kernel records."""
-    streams = [nbformat.v4.new_output("stream", name=kind, text=text) for kind, text in shown if kind != "error"]
+def _outputs(cell: NotebookNode) -> list[NotebookNode]:
+    """The cell's outputs as its page shows them: short errors, safe displays, no kernel records."""
+    tags = set(cell.get("metadata", {}).get("tags", []))
     outputs: list[NotebookNode] = []
     for output in cell.get("outputs", []):
         kind = output.get("output_type")
         if kind == "stream":
-            outputs.extend(streams)  # all of them, where the first stream was
-            streams = []
+            if f"remove-{output.get('name')}" not in tags:
+                outputs.append(nbformat.v4.new_output("stream", name=output["name"], text=output["text"]))
         elif kind == "error":
             outputs.append(
                 nbformat.v4.new_output(
@@ -76,17 +89,17 @@ def _outputs(cell: NotebookNode, shown: list[tuple[str, str]]) -> list[NotebookN
             )
         elif kind in ("display_data", "execute_result"):
             kept = copy.deepcopy(output)
-            kept["data"].pop(RECORD_MIME, None)
+            kept["data"] = safe_data(kept["data"])
             if kept["data"]:
                 outputs.append(kept)
-    return outputs + streams
+    return outputs
 
 
 def executed_notebook(run: ExecutedRun, cpu_devices: int | None = None) -> NotebookNode:
     """This build's notebook without the build's hidden cells."""
     notebook = nbformat.v4.new_notebook(metadata={"kernelspec": KERNELSPEC})
     notebook.cells = device_cells(cpu_devices)
-    for index, cell in enumerate(run.notebook.cells):
+    for cell in run.notebook.cells:
         if _tags(cell) & HIDDEN_TAGS:
             continue
         if cell.cell_type == "markdown":
@@ -97,7 +110,7 @@ def executed_notebook(run: ExecutedRun, cpu_devices: int | None = None) -> Noteb
             copied = nbformat.v4.new_code_cell(
                 cell.source, execution_count=cell.get("execution_count"), metadata=copy.deepcopy(cell.metadata)
             )
-            copied.outputs = _outputs(cell, run.shown.get(index, []))
+            copied.outputs = _outputs(cell)
             notebook.cells.append(copied)
     return notebook
 
@@ -121,11 +134,11 @@ def starter_notebook(
         (start.line, next((end.line for end in source.fences("solution-end") if end.line > start.line), start.line))
         for start in source.fences("solution-start")
     ]
-    for index, fence in zip(kernel.author_cells, source.code_cells(), strict=False):
-        in_solution = any(start < fence.line < end for start, end in solutions)
-        if in_solution or _tags(run.notebook.cells[index]) & HIDDEN_TAGS:
+    for cell in kernel.cells:
+        in_solution = any(start < cell.line < end for start, end in solutions)
+        if in_solution or set(cell.tags) & HIDDEN_TAGS:
             continue
-        cells.append(nbformat.v4.new_code_cell(run.notebook.cells[index].source))
+        cells.append(nbformat.v4.new_code_cell(cell.source))
     for exercise in source.fences("exercise"):
         nested = source.inside(exercise)
         nested_lines = {
@@ -151,24 +164,18 @@ def starter_notebook(
 
 
 def write_downloads(
-    app: Sphinx,
-    docname: str,
-    source_path: Path,
-    front: frontmatter.FrontMatter,
-    run: ExecutedRun,
-    source: lessonsource.LessonSource,
-    kernel: record.KernelRecord,
+    app: Sphinx, page: pages.Page, run: ExecutedRun, kernel: record.KernelRecord
 ) -> list[tuple[str, str]] | None:
-    """Write the three files; return (label, path relative to outdir) pairs, or None without a run."""
-    if run.notebook is None:
+    """Write the three files of a lesson; return (label, path relative to outdir) pairs, or None without a run."""
+    if run.notebook is None or page.source is None:
         return None
-    stem = source_path.stem
-    cpu_devices = front.lesson.get("cpu_devices")
+    stem = page.path.stem
+    cpu_devices = page.settings.cpu_devices
     folder = Path(app.outdir, DOWNLOADS)
     folder.mkdir(parents=True, exist_ok=True)
     nbformat.write(executed_notebook(run, cpu_devices), folder / f"{stem}.ipynb")
-    shutil.copyfile(source_path, folder / f"{stem}.md")
-    starter = starter_notebook(run, source, kernel, front.lesson["title"], cpu_devices)
+    shutil.copyfile(page.path, folder / f"{stem}.md")
+    starter = starter_notebook(run, page.source, kernel, page.title, cpu_devices)
     nbformat.write(starter, folder / f"{stem}-exercises.ipynb")
     return [
         ("executed notebook", f"{DOWNLOADS}/{stem}.ipynb"),

@@ -9,101 +9,29 @@ import os
 from pathlib import Path
 
 from sphinx.application import Sphinx
+from sphinx.errors import ConfigError
 from sphinx.util import logging
 
 from . import (
     __version__,
     accessibility,
     changepage,
-    frontmatter,
-    inject,
+    executedpage,
     inlinelines,
     kernel,
-    lessonpage,
     mathml,
     options,
+    pagesource,
     report,
     scheduling,
+    stamps,
 )
 from .directives import ExecutionReport, LessonIndex, RecordedRun
 from .domain import CourseDomain
 from .nodes import PLACEHOLDERS, skip_placeholder
+from .parser import CourseParser
 
 logger = logging.getLogger(__name__)
-
-
-def is_notebook(front: frontmatter.FrontMatter) -> bool:
-    """A MyST file myst-nb executes: its front matter names a kernel."""
-    return "kernelspec" in front.data
-
-
-def on_source_read(app: Sphinx, docname: str, source: list[str]) -> None:
-    """Validate a lesson's front matter and add its hidden cells; keep every notebook's lines exact."""
-    path = Path(app.env.doc2path(docname))
-    if not lessonpage.is_lesson(app, docname):
-        try:
-            notebook = is_notebook(frontmatter.parse(source[0]))
-        except frontmatter.FrontMatterError:
-            notebook = False
-        if notebook:
-            _apply(app, docname, source, inject.rewrite_notebook(source[0]))
-        return
-    only = app.config.course_only_lesson
-    if only and path.stem != only:
-        source[0] = preview_stub(source[0], path)
-        return
-    try:
-        front = frontmatter.parse(source[0])
-        problems = frontmatter.validate(front, path)
-    except frontmatter.FrontMatterError as error:
-        problems = [frontmatter.Problem(error.line, error.message)]
-    if not problems:
-        fingerprint = current_fingerprint(app)
-        try:
-            rewrite = inject.rewrite_lesson(
-                source[0],
-                front,
-                lesson_path=path,
-                figures_dir=Path(app.srcdir, app.config.course_figures_dir),
-                fingerprint=fingerprint,
-            )
-        except frontmatter.FrontMatterError as error:
-            problems = [frontmatter.Problem(error.line, error.message)]
-    if problems:
-        for problem in problems:
-            logger.error(problem.message, location=(docname, problem.line), type="course", subtype="frontmatter")
-        # Publish a stub instead, so one bad header gives its own errors and no follow-on noise.
-        source[0] = (
-            f"---\norphan: true\n---\n# {path.stem}\n\nThis lesson was not built: its front matter is invalid.\n"
-        )
-        return
-    app.env.get_domain("course").fingerprints[docname] = fingerprint
-    _apply(app, docname, source, rewrite)
-
-
-def preview_stub(text: str, path: Path) -> str:
-    """A title-only page for a lesson left out of a one-lesson build, so links to it resolve."""
-    try:
-        title = frontmatter.parse(text).lesson.get("title") or path.stem
-    except frontmatter.FrontMatterError:
-        title = path.stem
-    return f"# {title}\n\nThis lesson is not part of this one-lesson build; `nox -s docs` builds the whole course.\n"
-
-
-def _apply(app: Sphinx, docname: str, source: list[str], rewrite: inject.Rewrite) -> None:
-    for problem in rewrite.problems:
-        logger.error(problem.message, location=(docname, problem.line), type="course", subtype="source")
-    source[0] = rewrite.text
-
-
-def current_fingerprint(app: Sphinx) -> str:
-    return inject.environment_fingerprint([Path(app.srcdir, name) for name in app.config.course_environment_files])
-
-
-def lessons_run_in_another_environment(app: Sphinx, env, added, changed, removed) -> list[str]:
-    """Lessons last read under other packages or requirements are read, and executed, again."""
-    fingerprint = current_fingerprint(app)
-    return [docname for docname, seen in env.get_domain("course").fingerprints.items() if seen != fingerprint]
 
 
 def collect_site_pages(app: Sphinx):
@@ -131,13 +59,17 @@ def configure_notebooks(app: Sphinx, config) -> None:
     """Run lessons in the course kernel, and render their outputs with the course's plugin.
 
     Lessons declare the ordinary 'python3' kernel, aliased here to the course's
-    kernel spec (``jaxcourse.kernel``), installed into this environment with
-    jupyter_client's documented API if it is missing or stale. Kernels write
-    their process-level stderr to the build's reports, not to its console.
+    kernel spec (``jaxcourse.kernel``), which the environment's setup installed.
+    Kernels write their process-level stderr to the build's reports, not to its console.
     """
-    kernel.ensure_installed()
+    problem = kernel.installed_problem()
+    if problem:
+        raise ConfigError(problem)
     config.nb_kernel_rgx_aliases = {"python3": kernel.NAME, **config.nb_kernel_rgx_aliases}
     config.nb_render_plugin = "jaxcourse"
+    # Every .md page is read by the course's reader (myst-nb's documented hook), which adds the hidden cells.
+    reader = ("jaxcourse.reader.read_page", {"myst_extensions": sorted(config.myst_enable_extensions)}, False)
+    config.nb_custom_formats = {**config.nb_custom_formats, ".md": reader}
     os.environ[kernel.STDERR_DIR_VARIABLE] = str(Path(app.doctreedir, "kernel-stderr"))
 
 
@@ -168,13 +100,15 @@ def setup(app: Sphinx) -> dict:
     app.add_directive("lesson-index", LessonIndex)
     app.add_directive("execution-report", ExecutionReport)
     app.add_directive("change-report", changepage.ChangeReport)
-    app.connect("builder-inited", lessonpage.note_build_start)
+    # After myst_nb's setup: myst-nb's parser, with a dead kernel reported at its page and line.
+    app.add_source_parser(CourseParser, override=True)
+    app.connect("builder-inited", stamps.note_build_start)
     app.connect("env-before-read-docs", scheduling.balance_chunks)
-    app.connect("source-read", on_source_read)
+    app.connect("source-read", pagesource.on_source_read)
     app.connect("doctree-read", inlinelines.locate_inline_nodes)
-    app.connect("doctree-read", lessonpage.on_doctree_read)
+    app.connect("doctree-read", executedpage.on_doctree_read)
     app.connect("env-get-outdated", report.pages_to_reread)
-    app.connect("env-get-outdated", lessons_run_in_another_environment)
+    app.connect("env-get-outdated", pagesource.pages_run_in_another_environment)
     app.connect("doctree-resolved", report.on_doctree_resolved)
     app.connect("doctree-resolved", changepage.on_doctree_resolved)
     app.connect("build-finished", report.write_json)
@@ -186,4 +120,4 @@ def setup(app: Sphinx) -> dict:
     app.connect("config-inited", add_static_dir)
     app.connect("config-inited", configure_notebooks)
     app.add_css_file("course.css")
-    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 2}
+    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 3}

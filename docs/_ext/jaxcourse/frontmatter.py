@@ -1,8 +1,10 @@
-"""Read and validate a lesson's YAML front matter.
+"""Read and validate a page's YAML front matter.
 
-Shared by the Sphinx extension (which refuses to build a malformed lesson) and by
-the lesson checker (which reports every problem at once). Nothing here imports
-Sphinx, so the checker stays fast.
+Lessons carry their course metadata under ``lesson:``; every executed page
+(lesson or notebook page under docs/) may carry execution settings under
+``execution:``. Shared by the Sphinx extension (which refuses to build a
+malformed page) and by the lesson checker (which reports every problem at
+once). Nothing here imports Sphinx, so the checker stays fast.
 """
 
 from __future__ import annotations
@@ -31,6 +33,21 @@ OPTIONAL_LESSON_KEYS: dict[str, tuple[type, str]] = {
         "(sets XLA_FLAGS=--xla_force_host_platform_device_count before JAX starts)",
     ),
 }
+#: Settings any executed page may declare under ``execution:`` (a lesson or a notebook page in docs/).
+EXECUTION_KEYS: dict[str, tuple[type, str]] = {
+    "cpu_devices": (
+        int,
+        "simulated CPU devices the page's kernel starts with, 1 to 64 "
+        "(sets XLA_FLAGS=--xla_force_host_platform_device_count before JAX starts)",
+    ),
+    "timeout": (int, "seconds each cell may run; default: nb_execution_timeout in conf.py"),
+    "output_limit": (int, "bytes of output one cell may show; default: 1000000"),
+}
+#: Execution keys other tools read from notebook metadata, which the course does not allow.
+REFUSED_EXECUTION_KEYS = {
+    "allow_errors": "a cell that must raise is tagged raises-exception; errors are never allowed page-wide",
+}
+DEFAULT_OUTPUT_LIMIT = 1_000_000
 CPU_DEVICES_RANGE = range(1, 65)
 DEVICES = ("CPU", "GPU", "TPU")
 TEMPLATE = "lessons/_template.md"
@@ -58,8 +75,14 @@ class FrontMatter:
     def lesson(self) -> dict:
         return self.data.get("lesson") or {}
 
+    @property
+    def execution(self) -> dict:
+        value = self.data.get("execution")
+        return value if isinstance(value, dict) else {}
+
     def line_of(self, key: str) -> int:
-        return self.key_lines.get(key, self.key_lines.get("lesson", 1))
+        """The line of ``key`` ('lesson.id'), else of its mapping ('lesson'), else 1."""
+        return self.key_lines.get(key, self.key_lines.get(key.split(".")[0], 1))
 
 
 class FrontMatterError(ValueError):
@@ -99,9 +122,9 @@ def parse(text: str) -> FrontMatter:
     key_lines: dict[str, int] = {}
     for key_node, value_node in root.value:
         key_lines[key_node.value] = key_node.start_mark.line + 2
-        if key_node.value == "lesson" and isinstance(value_node, yaml.MappingNode):
+        if isinstance(value_node, yaml.MappingNode):  # lesson.id, execution.timeout, ...
             for sub_key, _ in value_node.value:
-                key_lines[f"lesson.{sub_key.value}"] = sub_key.start_mark.line + 2
+                key_lines[f"{key_node.value}.{sub_key.value}"] = sub_key.start_mark.line + 2
     return FrontMatter(data=data, line_count=line_count, key_lines=key_lines)
 
 
@@ -139,11 +162,7 @@ def validate(front: FrontMatter, path: Path) -> list[Problem]:
     cpu_devices = lesson.get("cpu_devices")
     if isinstance(cpu_devices, int) and not isinstance(cpu_devices, bool) and cpu_devices not in CPU_DEVICES_RANGE:
         problems.append(
-            Problem(
-                front.line_of("lesson.cpu_devices"),
-                f"'lesson.cpu_devices' must be from {CPU_DEVICES_RANGE.start} to {CPU_DEVICES_RANGE.stop - 1}, "
-                f"got {cpu_devices}",
-            )
+            Problem(front.line_of("lesson.cpu_devices"), _cpu_devices_range("lesson.cpu_devices", cpu_devices))
         )
     for key in unknown:
         hint = closest(key, known)
@@ -159,7 +178,79 @@ def validate(front: FrontMatter, path: Path) -> list[Problem]:
         value = lesson.get(key)
         if isinstance(value, int) and not isinstance(value, bool) and value <= 0:
             problems.append(Problem(front.line_of(f"lesson.{key}"), f"'lesson.{key}' must be positive"))
+    return problems + validate_execution(front)
+
+
+@dataclasses.dataclass(frozen=True)
+class ExecutionSettings:
+    """How one page executes, from its front matter (``execution:``, and ``lesson.cpu_devices``)."""
+
+    cpu_devices: int | None = None
+    timeout: int | None = None  # None: the site's nb_execution_timeout (or myst-nb's per-page setting)
+    output_limit: int = DEFAULT_OUTPUT_LIMIT
+
+
+def _whole_number(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def validate_execution(front: FrontMatter) -> list[Problem]:
+    """Every problem with the ``execution:`` settings of an executed page."""
+    if "execution" not in front.data:
+        return []
+    if not isinstance(front.data["execution"], dict):
+        return [Problem(front.line_of("execution"), "'execution:' must be a mapping of settings to values")]
+    problems = []
+    for key, value in front.execution.items():
+        line = front.line_of(f"execution.{key}")
+        if key in REFUSED_EXECUTION_KEYS:
+            problems.append(Problem(line, f"'execution.{key}' is not a course setting: {REFUSED_EXECUTION_KEYS[key]}"))
+        elif key not in EXECUTION_KEYS:
+            hint = closest(key, EXECUTION_KEYS)
+            suggestion = f"; did you mean '{hint}'?" if hint else f"; the settings are {', '.join(EXECUTION_KEYS)}"
+            problems.append(Problem(line, f"unknown key 'execution.{key}'{suggestion}"))
+        elif not _whole_number(value):
+            problems.append(Problem(line, f"'execution.{key}' must be int, got {value!r}: {EXECUTION_KEYS[key][1]}"))
+        elif key == "cpu_devices" and value not in CPU_DEVICES_RANGE:
+            problems.append(Problem(line, _cpu_devices_range("execution.cpu_devices", value)))
+        elif value <= 0:
+            problems.append(Problem(line, f"'execution.{key}' must be positive"))
+    both = front.lesson.get("cpu_devices"), front.execution.get("cpu_devices")
+    if None not in both and both[0] != both[1]:
+        problems.append(
+            Problem(front.line_of("execution.cpu_devices"), "'execution.cpu_devices' differs from 'lesson.cpu_devices'")
+        )
     return problems
+
+
+def _cpu_devices_range(key: str, value) -> str:
+    return f"'{key}' must be from {CPU_DEVICES_RANGE.start} to {CPU_DEVICES_RANGE.stop - 1}, got {value}"
+
+
+def validate_notebook_page(front: FrontMatter) -> list[Problem]:
+    """Every problem with the front matter of an executed page that is not a lesson (docs/)."""
+    problems = validate_execution(front)
+    if "lesson" in front.data:
+        problems.insert(
+            0,
+            Problem(
+                front.line_of("lesson"),
+                "'lesson:' is for the lessons in lessons/, and this page is not one: its phase, order and "
+                "anatomy would be ignored; put execution settings (cpu_devices, timeout, output_limit) under "
+                "'execution:'",
+            ),
+        )
+    return problems
+
+
+def execution_settings(front: FrontMatter) -> ExecutionSettings:
+    """The settings of a page whose front matter passed validation."""
+    execution = front.execution
+    return ExecutionSettings(
+        cpu_devices=execution.get("cpu_devices", front.lesson.get("cpu_devices")),
+        timeout=execution.get("timeout"),
+        output_limit=execution.get("output_limit", DEFAULT_OUTPUT_LIMIT),
+    )
 
 
 def closest(word: str, choices) -> str | None:

@@ -1,7 +1,9 @@
 """IPython extension loaded by the course kernel: a failing cell says where it failed.
 
 It also makes a cell's printed text leave the kernel in one piece (see
-:func:`send_output_when_the_cell_ends`).
+:func:`send_output_when_the_cell_ends`), and makes a kernel that dies leave a trail
+the build can read: the cell it was running and its Python stack (see
+:func:`leave_a_trail_for_a_crash`).
 
 When a cell raises, the kernel publishes a record (``runtime.RECORD_MIME``)
 holding the line of the cell that raised, taken from the traceback object
@@ -11,9 +13,13 @@ into ``lessons/<id>.md:<line>`` without reading traceback text.
 
 from __future__ import annotations
 
+import faulthandler
+import hashlib
+import os
 import sys
 import traceback
 
+from .kernel import STDERR_DIR_VARIABLE, crash_file
 from .runtime import publish
 
 
@@ -52,6 +58,43 @@ def send_output_when_the_cell_ends() -> None:
             stream.flush_interval = _NEVER_DURING_A_CELL
 
 
+def cell_digest(source: str) -> str:
+    """How the kernel's crash file names a cell: a hash of its source, which the build computes too."""
+    return hashlib.sha1(source.encode()).hexdigest()
+
+
+def leave_a_trail_for_a_crash(shell) -> None:
+    """Note each cell as it starts, and the Python stack if the process dies abruptly, in one file.
+
+    A segfault or an abort runs no Python code, ``os._exit`` skips every exit handler,
+    and the out-of-memory killer leaves nothing at all, so the build would only learn
+    that the kernel is gone. This file (:func:`jaxcourse.kernel.crash_file`) holds a
+    line ``cell <digest>`` per cell started, then, on a fatal signal or ``os._exit``,
+    faulthandler's dump of the stack, from which the build names the cell and the
+    statement. Outside a build (no log folder) nothing changes.
+    """
+    folder = os.environ.get(STDERR_DIR_VARIABLE)
+    if not folder:
+        return
+    # Opened once and kept open: faulthandler writes to its descriptor from a signal handler.
+    trail = open(crash_file(folder, os.getpid()), "w", encoding="utf-8")  # noqa: SIM115
+    faulthandler.enable(file=trail, all_threads=False)
+
+    def note_cell(info) -> None:
+        trail.write(f"cell {cell_digest(info.raw_cell)}\n")
+        trail.flush()
+
+    shell.events.register("pre_run_cell", note_cell)
+    exit_now = os._exit
+
+    def exit_with_stack(status: int) -> None:
+        trail.flush()
+        faulthandler.dump_traceback(file=trail, all_threads=False)
+        exit_now(status)
+
+    os._exit = exit_with_stack
+
+
 def load_ipython_extension(shell) -> None:
     # KeyboardInterrupt too: a cell stopped at its time limit is reported at the interrupted line.
     shell.set_custom_exc((Exception, KeyboardInterrupt), _record_then_show)
@@ -60,3 +103,4 @@ def load_ipython_extension(shell) -> None:
     # and pages show only the 'Type: message' line anyway; the full traceback is for the reports.
     shell.InteractiveTB.set_mode(mode="Plain")
     send_output_when_the_cell_ends()
+    leave_a_trail_for_a_crash(shell)

@@ -6,8 +6,9 @@ downloaded notebooks still run in any Python 3 kernel.
 
 ``python -m jaxcourse.kernel install`` registers the spec in this environment
 (``<sys.prefix>/share/jupyter/kernels/jaxcourse``) with jupyter_client's
-documented ``install_kernel_spec``; the Sphinx extension does the same at
-start-up when the installed copy is missing or stale.
+documented ``install_kernel_spec``. It runs once, when nox builds the
+environment; a build only checks that the installed copy is current, so two
+builds started at once never rewrite it under each other.
 """
 
 from __future__ import annotations
@@ -23,6 +24,11 @@ SPEC_DIR = Path(__file__).parent / "kernels" / NAME
 STDERR_DIR_VARIABLE = "JAXCOURSE_KERNEL_STDERR_DIR"
 
 
+def crash_file(folder: str | Path, pid: int) -> Path:
+    """Where a kernel notes each cell it starts, and its Python stack if it dies (``jaxcourse.ipython``)."""
+    return Path(folder, f"kernel-{pid}.crash")
+
+
 def installed_spec(prefix: str = sys.prefix) -> Path:
     return Path(prefix, "share", "jupyter", "kernels", NAME, "kernel.json")
 
@@ -36,6 +42,21 @@ def ensure_installed(prefix: str = sys.prefix) -> bool:
 
     KernelSpecManager().install_kernel_spec(str(SPEC_DIR), NAME, prefix=prefix)
     return True
+
+
+def installed_problem(prefix: str = sys.prefix) -> str | None:
+    """Why this environment cannot run the course kernel, or None when its spec is current."""
+    target = installed_spec(prefix)
+    if not target.exists():
+        state = "is not installed"
+    elif not filecmp.cmp(target, SPEC_DIR / "kernel.json", shallow=False):
+        state = "is out of date"
+    else:
+        return None
+    return (
+        f"the course kernel spec {state} in this environment ({target}); run "
+        "'python -m jaxcourse.kernel install' (nox does this when it builds the environment)"
+    )
 
 
 def _divert_stderr() -> None:

@@ -48,6 +48,10 @@ class Fence:
         return [tag.strip() for tag in str(value).strip("[]").split(",") if tag.strip()]
 
     @property
+    def backticks(self) -> bool:
+        return self.markup.startswith("`")
+
+    @property
     def code(self) -> str:
         return "\n".join(text for _, text in self.body)
 
@@ -82,8 +86,18 @@ class LessonSource:
         ]
 
     def code_cells(self) -> list[Fence]:
-        """The cells myst-nb executes: top-level ``{code-cell}`` fences, in order."""
-        return [fence for fence in self.fences(CODE_CELL, top_level=True) if fence.is_directive]
+        """The cells myst-nb executes: top-level backtick ``{code-cell}`` fences, in order.
+
+        myst-nb's reader takes only backtick fences as cells; a ``:::{code-cell}`` block is
+        never executed (the checker reports it).
+        """
+        return [fence for fence in self.fences(CODE_CELL, top_level=True) if fence.is_directive and fence.backticks]
+
+    def unexecuted_code_cells(self) -> list[Fence]:
+        """``{code-cell}`` blocks myst-nb will not execute: colon fences, or nested in another block."""
+        return [
+            fence for fence in self.fences(CODE_CELL) if fence.is_directive and (fence.depth > 0 or not fence.backticks)
+        ]
 
     def headings(self, *, top_level: bool = True) -> list[Heading]:
         return [b for b in self.blocks if isinstance(b, Heading) and (b.depth == 0 or not top_level)]

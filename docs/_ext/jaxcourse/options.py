@@ -25,14 +25,14 @@ OPTIONS: dict[str, tuple[object, str, type, str]] = {
         "_build/html/execution.json",
         "env",
         str,
-        "A previous build's execution.json; its run times balance lessons over parallel processes.",
+        "A previous build's execution.json; its run times balance executed pages over parallel processes.",
     ),
-    "course_only_lesson": (
+    "course_only_page": (
         "",
         "env",
         str,
-        "A lesson id: execute only that lesson; every other lesson becomes a title-only page "
-        "so that links to it still resolve (nox -s lesson).",
+        "A docname (lessons/transforms-04, docs/jit-compilation): execute only that page; every other "
+        "executed page becomes a title-only page so that links to it still resolve (nox -s lesson).",
     ),
     "course_compare_to": (
         "",

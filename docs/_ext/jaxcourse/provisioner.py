@@ -6,6 +6,10 @@ a parallel build can pick the same port, and one of them fails at random. IPC
 sockets live at paths in a folder of each kernel's own, so nothing is shared.
 This is a kernel provisioner, jupyter_client's documented hook for how a
 kernel is launched; ``kernels/jaxcourse/kernel.json`` names it.
+
+It also remembers how the last kernel process of this build process ended
+(:data:`LAST_EXIT`), so that a build whose kernel died can say which process
+it was and whether it exited or was killed by a signal.
 """
 
 from __future__ import annotations
@@ -16,6 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from jupyter_client.provisioning import LocalProvisioner
+
+#: (process id, exit status as Popen reports it: negative when killed by that signal) of the last
+#: kernel seen to end in this process; Sphinx reads one page at a time per process.
+LAST_EXIT: dict[str, int] = {}
 
 
 class IpcProvisioner(LocalProvisioner):
@@ -30,6 +38,13 @@ class IpcProvisioner(LocalProvisioner):
             manager.transport = "ipc"
             manager.ip = str(Path(self._socket_folder, "socket"))  # the sockets are socket-1, socket-2, ...
         return await super().pre_launch(**kwargs)
+
+    async def poll(self) -> int | None:
+        pid = self.pid
+        status = await super().poll()
+        if status is not None and pid:
+            LAST_EXIT.update(pid=pid, status=status)
+        return status
 
     async def cleanup(self, restart: bool = False) -> None:
         await super().cleanup(restart=restart)

@@ -1,11 +1,13 @@
 """What a notebook's kernel recorded, read from the executed notebook (nbformat).
 
 The hidden setup cell publishes the run stamp and the hidden verdict cell the
-figures the run wrote (``runtime.RECORD_MIME`` display data). The course's
-IPython extension publishes, for a cell that raised, the line of the cell that
-raised; the error itself is nbformat's structured ``ename``/``evalue``. The
-printed transcript is what the page shows under the cells, in order, kept by
-the render plugin (``render.ExecutedRun``).
+figures the run wrote and the devices it used (``runtime.RECORD_MIME``
+display data). The course's IPython extension publishes, for a cell that
+raised, the line of the cell that raised; the error itself is nbformat's
+structured ``ename``/``evalue``. Cell lines are the ones the reader recorded
+from myst-nb's source map (``reader.cell_lines``). The printed transcript is
+what the page shows under the cells, in order, kept by the render plugin
+(``render.ExecutedRun``).
 """
 
 from __future__ import annotations
@@ -14,11 +16,13 @@ import dataclasses
 
 from nbformat import NotebookNode
 
-from .inject import SETUP_TAG, VERDICT_TAG
+from .reader import SETUP_TAG, VERDICT_TAG, cell_lines
 from .render import ExecutedRun, error_line
 from .runtime import RECORD_MIME
 
 RAISES_TAG = "raises-exception"  # myst-nb's and nbclient's tag for a cell allowed to raise
+#: What the verdict adds to the stamp: the devices are read at the end of the run (runtime.devices).
+DEVICE_FIELDS = ("backend", "device_kind", "device_count", "simulated_devices")
 
 
 @dataclasses.dataclass
@@ -31,25 +35,44 @@ class CellError:
 
 
 @dataclasses.dataclass
+class CodeCell:
+    """One of the author's code cells, where it sits and what it ran."""
+
+    index: int  # in the executed notebook
+    line: int  # 1-based line of its opening fence
+    code_line: int  # 1-based line of its first line of code
+    source: str
+    tags: list[str]
+    metadata: dict
+
+    def line_of(self, line_in_cell: int | None) -> int:
+        """The file's line of the cell's ``line_in_cell``-th line of code (the fence's without one)."""
+        if line_in_cell is None or not self.source:
+            return self.line
+        return self.code_line + min(line_in_cell, len(self.source.splitlines())) - 1
+
+
+@dataclasses.dataclass
 class KernelRecord:
     stamp: dict | None = None
     verdict: dict | None = None
     transcript: list[str] = dataclasses.field(default_factory=list)
     errors: list[CellError] = dataclasses.field(default_factory=list)
-    #: notebook index of each of the author's code cells (not the hidden setup and verdict cells)
-    author_cells: list[int] = dataclasses.field(default_factory=list)
+    #: the author's code cells (not the hidden setup and verdict cells), in order
+    cells: list[CodeCell] = dataclasses.field(default_factory=list)
     #: author's code cells tagged raises-exception that ran and raised nothing
     quiet_raisers: list[int] = dataclasses.field(default_factory=list)
     #: notebook index of the last code cell the kernel started, if any
     last_started: int | None = None
     setup_index: int | None = None
     verdict_index: int | None = None
-    #: code cell index -> the source the kernel ran
-    sources: dict[int, str] = dataclasses.field(default_factory=dict)
 
     @property
     def unexpected_error(self) -> CellError | None:
         return next((error for error in self.errors if not error.expected), None)
+
+    def cell(self, index: int | None) -> CodeCell | None:
+        return next((cell for cell in self.cells if cell.index == index), None)
 
 
 def cell_tags(cell: NotebookNode) -> list[str]:
@@ -64,17 +87,29 @@ def records(cell: NotebookNode) -> list[dict]:
     ]
 
 
+def collect_cells(notebook: NotebookNode) -> list[CodeCell]:
+    """The author's code cells of a notebook the reader produced (not the hidden setup and verdict cells)."""
+    lines = cell_lines(notebook)
+    return [
+        CodeCell(
+            index, lines[index]["line"], lines[index]["code_line"], cell.source, cell_tags(cell), dict(cell.metadata)
+        )
+        for index, cell in enumerate(notebook.cells)
+        if index in lines and cell.cell_type == "code"
+    ]
+
+
 def collect(run: ExecutedRun) -> KernelRecord:
     """Everything the build needs to know about one executed notebook."""
     record = KernelRecord(transcript=run.transcript())
     notebook = run.notebook
     if notebook is None:
         return record
+    record.cells = collect_cells(notebook)
     for index, cell in enumerate(notebook.cells):
         if cell.cell_type != "code":
             continue
         tags = cell_tags(cell)
-        record.sources[index] = cell.source
         published = records(cell)
         if SETUP_TAG in tags:
             record.setup_index = index
@@ -82,11 +117,9 @@ def collect(run: ExecutedRun) -> KernelRecord:
         elif VERDICT_TAG in tags:
             record.verdict_index = index
             record.verdict = next((item for item in published if item.get("kind") == "verdict"), None)
-        else:
-            record.author_cells.append(index)
         if cell.get("execution_count") is not None:
             record.last_started = index
-        lines = [item.get("line") for item in published if item.get("kind") == "error"]
+        failing_lines = [item.get("line") for item in published if item.get("kind") == "error"]
         errors = [output for output in cell.get("outputs", []) if output.get("output_type") == "error"]
         for number, output in enumerate(errors):
             record.errors.append(
@@ -94,13 +127,15 @@ def collect(run: ExecutedRun) -> KernelRecord:
                     index,
                     str(output.get("ename", "")),
                     error_line(output),
-                    lines[number] if number < len(lines) else None,
+                    failing_lines[number] if number < len(failing_lines) else None,
                     RAISES_TAG in tags,
                 )
             )
         ran = cell.get("execution_count") is not None
         if RAISES_TAG in tags and ran and not errors and SETUP_TAG not in tags and VERDICT_TAG not in tags:
             record.quiet_raisers.append(index)
+    if record.stamp is not None and record.verdict is not None:
+        record.stamp = {**record.stamp, **{field: record.verdict.get(field) for field in DEVICE_FIELDS}}
     if record.verdict is not None:
-        record.transcript.append(f"PASS: {record.verdict['lesson']}\n")
+        record.transcript.append(f"PASS: {record.verdict['page']}\n")
     return record

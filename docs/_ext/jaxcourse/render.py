@@ -1,15 +1,22 @@
 """The course's myst-nb render plugin (``nb_render_plugin = "jaxcourse"``).
 
 myst-nb loads it through its documented ``myst_nb.renderers`` entry point (see
-``pyproject.toml``). It changes three things about how a notebook's outputs
-become a page:
+``pyproject.toml``). It changes how a notebook's outputs become a page:
 
 - An error output shows as ``Type: message``, the shape of ``%xmode minimal``,
   as plain text: no library frames, no paths of the build machine, and no
   Pygments traceback lexer to trip over a backtick in JAX's messages.
+- Outputs are untrusted: ``text/html`` is sanitized, ``text/markdown`` is
+  rendered as plain CommonMark and sanitized (``jaxcourse.sanitize``),
+  ``application/javascript`` and widget views are refused, and an image needs
+  alt text from myst-nb's image options (cell metadata ``mystnb: {image:
+  {alt: ...}}``). A refused output, or a cell that shows more than the page's
+  output limit, is a problem of the page, reported at the cell's line.
 - The kernel's records (``runtime.RECORD_MIME``) are never shown.
 - What each cell showed is kept, in page order, with the executed notebook,
-  for the transcript, the checks and the downloads (``document["jaxcourse_run"]``).
+  for the transcript, the recordings and the downloads: stream text, errors as
+  the page shows them, and the ``text/plain`` form of displayed values
+  (``document["jaxcourse_run"]``).
 """
 
 from __future__ import annotations
@@ -26,10 +33,18 @@ from docutils import nodes
 from myst_nb.core.render import MimeData, NbElementRenderer
 from nbformat import NotebookNode
 
+from . import sanitize
 from .runtime import RECORD_MIME
 
 #: The document attribute holding this run's ``ExecutedRun`` until the course reads it at doctree-read.
 RUN_ATTRIBUTE = "jaxcourse_run"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+#: Outputs a static page cannot show safely: they are code for the reader's browser.
+REFUSED = {
+    "application/javascript": "a JavaScript output",
+    WIDGET_VIEW: "a widget view",
+}
+IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/svg+xml", "application/pdf"}
 
 
 def _machine_paths() -> list[tuple[re.Pattern, str]]:
@@ -62,6 +77,30 @@ def error_line(output: NotebookNode) -> str:
     return f"{output.get('ename', 'Error')}: {message}" if message else str(output.get("ename", "Error"))
 
 
+def shown_text(output: NotebookNode) -> str:
+    """What a display output records: its ``text/plain`` form, or the kinds of data it holds."""
+    data = output.get("data", {})
+    if "text/plain" in data:
+        text = data["text/plain"]
+        text = "".join(text) if isinstance(text, list) else str(text)
+        return text if text.endswith("\n") else text + "\n"
+    kinds = ", ".join(sorted(kind for kind in data if kind != RECORD_MIME))
+    return f"<{kinds} output>\n" if kinds else ""
+
+
+def output_size(output: NotebookNode) -> int:
+    """Bytes an output adds to the page: stream text, an error's message, or all of its data."""
+    kind = output.get("output_type")
+    if kind == "stream":
+        return len(str(output.get("text", "")).encode())
+    if kind == "error":
+        return len(str(output.get("evalue", "")).encode())
+    data = output.get("data", {})
+    return sum(
+        len(value if isinstance(value, str) else str(value)) for key, value in data.items() if key != RECORD_MIME
+    )
+
+
 class ExecutedRun:
     """What one notebook's execution produced, as the page shows it."""
 
@@ -69,13 +108,25 @@ class ExecutedRun:
         self.notebook: NotebookNode | None = None
         #: cell index -> [(output kind, text)], in the order the page shows them
         self.shown: dict[int, list[tuple[str, str]]] = {}
+        #: (cell index or None, message): outputs the page cannot publish
+        self.problems: list[tuple[int | None, str]] = []
+        #: cell index -> bytes of output it showed
+        self.sizes: dict[int, int] = {}
+        #: cell index -> the output limit its output went over
+        self.oversized: dict[int, int] = {}
+        #: (cell index, output index) of each display output recorded -> whether the page shows it
+        self.displays: dict[tuple[int, int], bool] = {}
 
     def transcript(self) -> list[str]:
         return [text for index in sorted(self.shown) for _, text in self.shown[index]]
 
+    def problem(self, cell_index: int | None, message: str) -> None:
+        if (cell_index, message) not in self.problems:
+            self.problems.append((cell_index, message))
+
 
 class CourseRenderer(NbElementRenderer):
-    """myst-nb's default renderer, with minimal errors and hidden kernel records."""
+    """myst-nb's default renderer, with minimal errors, safe outputs and hidden kernel records."""
 
     @property
     def run(self) -> ExecutedRun:
@@ -84,14 +135,42 @@ class CourseRenderer(NbElementRenderer):
             document[RUN_ATTRIBUTE] = ExecutedRun()
         return document[RUN_ATTRIBUTE]
 
+    # What each cell showed, and how much.
+
     def _keep(self, cell_index: int, kind: str, text: str) -> None:
         self.run.shown.setdefault(cell_index, []).append((kind, text))
 
+    def _output_limit(self) -> int:
+        from .frontmatter import DEFAULT_OUTPUT_LIMIT
+        from .reader import METADATA_KEY
+
+        metadata = self.renderer.nb_client.notebook.metadata.get(METADATA_KEY, {})
+        return int(metadata.get("output_limit", DEFAULT_OUTPUT_LIMIT))
+
+    def _over_limit(self, cell_index: int | None, output: NotebookNode) -> list[nodes.Element] | None:
+        """Nothing (a note, the first time) instead of an output that takes its cell over the page's limit."""
+        if cell_index is None:
+            return None
+        run = self.run
+        run.sizes[cell_index] = run.sizes.get(cell_index, 0) + output_size(output)
+        limit = self._output_limit()
+        if run.sizes[cell_index] <= limit:
+            return None
+        first = cell_index not in run.oversized
+        run.oversized[cell_index] = limit
+        if not first:
+            return []
+        return [nodes.paragraph("", "(output left out: over the page's output limit)", classes=["output-left-out"])]
+
     def render_stdout(self, output, cell_metadata: dict[str, Any], cell_index: int, source_line: int):
+        if (placeholder := self._over_limit(cell_index, output)) is not None:
+            return placeholder
         self._keep(cell_index, "stdout", output["text"])
         return super().render_stdout(output, cell_metadata, cell_index, source_line)
 
     def render_stderr(self, output, cell_metadata: dict[str, Any], cell_index: int, source_line: int):
+        if (placeholder := self._over_limit(cell_index, output)) is not None:
+            return placeholder
         self._keep(cell_index, "stderr", output["text"])
         return super().render_stderr(output, cell_metadata, cell_index, source_line)
 
@@ -103,17 +182,73 @@ class CourseRenderer(NbElementRenderer):
         node["classes"] += ["output", "traceback", "error-summary"]
         return [node]
 
+    def _display_shown(self, data: MimeData) -> bool:
+        """Record a display output once, at its first mime type (its text/plain form); False if over the limit."""
+        if data.cell_index is None or data.output_index is None:
+            return True  # an inline value ({glue}, {eval}), not an output of a cell
+        key = (data.cell_index, data.output_index)
+        if key not in self.run.displays:
+            output = self.renderer.nb_client.notebook.cells[data.cell_index].outputs[data.output_index]
+            shown = self._over_limit(data.cell_index, output) is None
+            self.run.displays[key] = shown
+            if shown and (text := shown_text(output)):
+                self._keep(data.cell_index, "display", text)
+        return self.run.displays[key]
+
+    # Which outputs reach the page, and how.
+
     def render_mime_type(self, data: MimeData) -> list[nodes.Element]:
         if data.mime_type == RECORD_MIME:
             return []
+        if not self._display_shown(data):
+            return []
+        if data.mime_type in REFUSED:
+            return self._refuse(data)
+        if data.mime_type == "text/html":
+            return [nodes.raw(text=sanitize.html(data.string), format="html", classes=["output", "text_html"])]
+        if data.mime_type == "text/markdown":
+            return [nodes.raw(text=sanitize.markdown(data.string), format="html", classes=["output", "text_markdown"])]
         return super().render_mime_type(data)
 
-    def render_inline_mime_type(self, data: MimeData) -> list[nodes.Element]:
+    def render_mime_type_inline(self, data: MimeData) -> list[nodes.Element]:
         if data.mime_type == RECORD_MIME:
             return []
-        return super().render_inline_mime_type(data)
+        if data.mime_type in REFUSED:
+            return self._refuse(data)
+        if data.mime_type == "text/html":
+            return [nodes.raw(text=sanitize.html(data.string), format="html", classes=["output", "text_html"])]
+        if data.mime_type == "text/markdown":
+            return [nodes.raw(text=sanitize.markdown(data.string), format="html", classes=["output", "text_markdown"])]
+        return super().render_mime_type_inline(data)
+
+    def _refuse(self, data: MimeData) -> list[nodes.Element]:
+        self.run.problem(
+            data.cell_index,
+            f"this cell displays {REFUSED[data.mime_type]} ({data.mime_type}), which a static page cannot show "
+            "safely; display text, HTML or an image instead",
+        )
+        return []
+
+    def render_image(self, data: MimeData) -> list[nodes.Element]:
+        rendered = super().render_image(data)
+        if not all(node.get("alt") for node in rendered if isinstance(node, nodes.image)):
+            self.run.problem(
+                data.cell_index,
+                f"this cell displays an image ({data.mime_type}) without alt text; describe it in the cell's "
+                "metadata: 'mystnb: {image: {alt: ...}}' (or in the page's front matter: "
+                "'mystnb: {render_image_options: {alt: ...}}')",
+            )
+        return rendered
 
     def render_nb_finalise(self, metadata: dict) -> None:
         # The executed notebook (from the execution cache too), before Sphinx pickles anything.
         self.run.notebook = copy.deepcopy(self.renderer.nb_client.notebook)
         super().render_nb_finalise(metadata)
+
+
+def size_text(count: int) -> str:
+    """A byte count for a message: '20.0 MB', '1.5 kB', '300 bytes'."""
+    for unit, size in (("MB", 1_000_000), ("kB", 1_000)):
+        if count >= size:
+            return f"{count / size:.1f} {unit}"
+    return f"{count} bytes"

@@ -1,4 +1,4 @@
-"""Fill the execution report table once every page has been read."""
+"""The execution report: every executed page of this build, as a site page and as execution.json."""
 
 from __future__ import annotations
 
@@ -8,25 +8,29 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.application import Sphinx
 
-from .lessonpage import ran_in_this_build, stamp_iso
 from .nodes import execution_report
+from .pagerecord import PageRecord
+from .stamps import ran_in_this_build, stamp_iso, stamp_time
 
-COLUMNS = ("Lesson", "Status", "Run time (s)", "JAX", "Run at (UTC)", "Recording")
+COLUMNS = ("Page", "Status", "Run time (s)", "JAX", "Run at (UTC)", "Recording")
 
 
 def pages_to_reread(app: Sphinx, env, added, changed, removed) -> list[str]:
-    """Report pages read what every lesson recorded, so they are read again each build."""
+    """Report pages read what every page recorded, so they are read again each build."""
     return list(env.get_domain("course").report_pages)
+
+
+def ordered_pages(app: Sphinx) -> list[PageRecord]:
+    """Lessons in course order, then the other executed pages by name."""
+    return sorted(app.env.get_domain("course").pages.values(), key=lambda page: page.sort_key)
 
 
 def on_doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     placeholders = list(doctree.findall(execution_report))
     if not placeholders:
         return
-    lessons = app.env.get_domain("course").lessons
-    ordered = sorted(lessons.items(), key=lambda item: (item[1]["meta"]["phase"], item[1]["meta"]["order"]))
     for placeholder in placeholders:
-        placeholder.replace_self(_table(app, docname, ordered))
+        placeholder.replace_self(_table(app, docname, ordered_pages(app)))
 
 
 def _row(cells: list[nodes.Node]) -> nodes.row:
@@ -38,7 +42,7 @@ def _row(cells: list[nodes.Node]) -> nodes.row:
     return row
 
 
-def _table(app: Sphinx, fromdocname: str, lessons: list[tuple[str, dict]]) -> nodes.table:
+def _table(app: Sphinx, fromdocname: str, pages: list[PageRecord]) -> nodes.table:
     table = nodes.table(classes=["execution-report"])
     group = nodes.tgroup(cols=len(COLUMNS))
     table += group
@@ -47,54 +51,56 @@ def _table(app: Sphinx, fromdocname: str, lessons: list[tuple[str, dict]]) -> no
     head += _row([nodes.Text(column) for column in COLUMNS])
     group += head
     body = nodes.tbody()
-    for docname, lesson in lessons:
-        stamp = lesson["stamp"] or {}
-        link = nodes.reference("", lesson["meta"]["id"], internal=True)
-        link["refuri"] = app.builder.get_relative_uri(fromdocname, docname)
-        status = "passed" if lesson["succeeded"] else f"failed ({lesson['error'] or 'no verdict'})"
-        runtime = f"{lesson['runtime']:.1f}" if lesson["runtime"] is not None else "–"
+    for page in pages:
+        stamp = page.stamp or {}
+        link = nodes.reference("", page.page_id, internal=True)
+        link["refuri"] = app.builder.get_relative_uri(fromdocname, page.docname)
+        status = "passed" if page.succeeded else f"failed ({page.error or 'no verdict'})"
+        runtime = f"{page.runtime:.1f}" if page.runtime is not None else "–"
         row = _row(
             [
                 link,
                 nodes.Text(status),
                 nodes.Text(runtime),
                 nodes.Text(stamp.get("jax", "–")),
-                nodes.Text(stamp_iso(stamp) if stamp else "–"),
-                nodes.Text(recording(lesson)),
+                nodes.Text(stamp_time(stamp) if stamp else "–"),
+                nodes.Text(recording(page)),
             ]
         )
-        row["classes"].append("passed" if lesson["succeeded"] else "failed")
+        row["classes"].append("passed" if page.succeeded else "failed")
         body += row
     group += body
     return table
 
 
-def recording(lesson: dict) -> str:
-    """'fresh' when this build's kernel ran the lesson, else where its recording came from.
+def recording(page: PageRecord) -> str:
+    """'fresh' when this build's kernel ran the page, else where its recording came from.
 
-    Decided now, not when the lesson was read: an unchanged lesson is not read again by
+    Decided now, not when the page was read: an unchanged page is not read again by
     an incremental build, and its recording is then an earlier build's.
     """
-    if not lesson["stamp"]:
+    if not page.stamp:
         return "–"
-    if ran_in_this_build(lesson["stamp"]):
+    if ran_in_this_build(page.stamp):
         return "fresh"
-    return f"reused: recorded {stamp_iso(lesson['stamp'])}, code and environment unchanged since"
+    return f"reused: recorded {stamp_time(page.stamp)}, code and environment unchanged since"
 
 
 def write_json(app: Sphinx, exception: Exception | None) -> None:
     """The same report as data, for nox sessions and the benchmark: <outdir>/execution.json."""
     if exception is not None or app.builder.format != "html":
         return
-    lessons = app.env.get_domain("course").lessons
     rows = {
-        record["meta"]["id"]: {
-            "docname": docname,
-            "succeeded": record["succeeded"],
-            "runtime_seconds": record["runtime"],
-            "fresh": ran_in_this_build(record["stamp"]),
-            "stamp": record["stamp"],
+        page.page_id: {
+            "docname": page.docname,
+            "kind": "lesson" if page.is_lesson else "page",
+            "title": page.title,
+            "succeeded": page.succeeded,
+            "runtime_seconds": page.runtime,
+            "fresh": ran_in_this_build(page.stamp),
+            "stamp": page.stamp,
+            "started": stamp_iso(page.stamp) if page.stamp else None,
         }
-        for docname, record in sorted(lessons.items())
+        for page in ordered_pages(app)
     }
     Path(app.outdir, "execution.json").write_text(json.dumps(rows, indent=2), encoding="utf-8")

@@ -16,12 +16,17 @@ import datetime
 import io
 import os
 import platform
+import re
 from pathlib import Path
 
 RECORD_MIME = "application/vnd.jaxcourse.record+json"
 DEVICE_COUNT_FLAG = "--xla_force_host_platform_device_count"
 
 _run: dict = {}
+#: A figure's extra name: it becomes part of a file name in figures/, so no '/' or '..'.
+_FIGURE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*")
+#: A page id such as docs/jit-compilation names its figure docs-jit-compilation.svg.
+_PAGE_TO_FILE = re.compile(r"[^A-Za-z0-9-]")
 
 
 def cpu_device_flags(existing: str, count: int) -> str:
@@ -30,12 +35,17 @@ def cpu_device_flags(existing: str, count: int) -> str:
     return " ".join([*kept, f"{DEVICE_COUNT_FLAG}={count}"])
 
 
-def begin(lesson_id: str, *, figures_dir: str, environment: str, cpu_devices: int | None = None) -> None:
+def begin(page: str, *, figures_dir: str, environment: str, cpu_devices: int | None = None) -> None:
     """Pin JAX to the CPU (with ``cpu_devices`` simulated devices), then publish the run stamp.
 
     ``environment`` is a fingerprint of the installed packages and the settings
     that change results. It is unused here; it sits in the cell source so that
     the execution cache key changes whenever the environment does.
+
+    JAX's backend is left alone unless the page asked for devices: a page (a
+    ported tutorial, say) may configure JAX itself in its first cell, which it
+    can only do before anything initializes the backend. The devices the run
+    used are recorded by :func:`finish`.
     """
     # Both must happen before JAX initializes its backend in this process.
     os.environ["JAX_PLATFORMS"] = "cpu"
@@ -44,36 +54,45 @@ def begin(lesson_id: str, *, figures_dir: str, environment: str, cpu_devices: in
     import jax
     import jaxlib
 
-    devices = jax.devices()
-    if cpu_devices is not None and len(devices) != cpu_devices:
+    if cpu_devices is not None and len(jax.devices()) != cpu_devices:
         raise RuntimeError(
-            f"asked for {cpu_devices} CPU devices but JAX has {len(devices)}: "
+            f"asked for {cpu_devices} CPU devices but JAX has {len(jax.devices())}: "
             "JAX was initialized before the course runtime set XLA_FLAGS"
         )
     _run.clear()
-    _run.update(lesson=lesson_id, figures_dir=Path(figures_dir), figures=[])
+    _run.update(page=page, figures_dir=Path(figures_dir), figures=[], simulated_devices=cpu_devices is not None)
     stamp = {
         "kind": "stamp",
-        "lesson": lesson_id,
+        "page": page,
         "jax": jax.__version__,
         "jaxlib": jaxlib.__version__,
-        "backend": jax.default_backend(),
-        "device_kind": devices[0].device_kind,
-        "device_count": len(devices),
-        "simulated_devices": cpu_devices is not None,
         "x64": bool(jax.config.jax_enable_x64),
         "python": platform.python_version(),
+        "kernel_pid": os.getpid(),
         "started": _utc_now(),
     }
     publish(stamp)
 
 
+def devices() -> dict:
+    """The backend and devices this run computed on (initializes JAX's backend if nothing did)."""
+    import jax
+
+    found = jax.devices()
+    return {
+        "backend": jax.default_backend(),
+        "device_kind": found[0].device_kind,
+        "device_count": len(found),
+        "simulated_devices": bool(_run.get("simulated_devices")),
+    }
+
+
 def finish() -> None:
-    """Print the verdict line. Reached only when every earlier cell passed."""
+    """Publish the verdict and the devices, then print the verdict line. Reached only when every earlier cell passed."""
     if not _run:
         raise RuntimeError("jaxcourse.runtime.begin() did not run in this kernel")
-    publish({"kind": "verdict", "lesson": _run["lesson"], "figures": _run["figures"], "finished": _utc_now()})
-    print(f"PASS: {_run['lesson']}")
+    publish({"kind": "verdict", "page": _run["page"], "figures": _run["figures"], "finished": _utc_now(), **devices()})
+    print(f"PASS: {_run['page']}")
 
 
 def save_figure(visual_data: dict, *, title: str, name: str | None = None) -> Path:
@@ -91,7 +110,10 @@ def save_figure(visual_data: dict, *, title: str, name: str | None = None) -> Pa
     """
     if not _run:
         raise RuntimeError("save_figure() needs the course runtime; build the lesson with Sphinx")
-    stem = _run["lesson"] if name is None else f"{_run['lesson']}-{name}"
+    if name is not None and not _FIGURE_NAME.fullmatch(name):
+        raise ValueError(f"save_figure(name=...) takes letters, digits and '-' only, got {name!r}")
+    page = _PAGE_TO_FILE.sub("-", _run["page"])
+    stem = page if name is None else f"{page}-{name}"
     svg = render_svg(visual_data, title=title)
     path = _run["figures_dir"] / f"{stem}.svg"
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -32,27 +32,31 @@ def sphinx_read_chunks(docnames: list[str], nproc: int) -> list[list[str]]:
 
 
 def runtime_hints(app: Sphinx) -> dict[str, float]:
-    """Run times per lesson id from an earlier build's execution.json, if there is one."""
+    """Run times per docname from an earlier build's execution.json, if there is one."""
     path = Path(app.srcdir, app.config.course_runtime_hints)
     try:
         rows = json.loads(path.read_text(encoding="utf-8"))
-        return {lesson_id: float(row["runtime_seconds"]) for lesson_id, row in rows.items() if row["runtime_seconds"]}
-    except (OSError, ValueError, KeyError, TypeError):
+        return {row["docname"]: float(row["runtime_seconds"]) for row in rows.values() if row["runtime_seconds"]}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return {}
 
 
 def expected_seconds(app: Sphinx, env, docname: str, hints: dict[str, float]) -> float:
-    """This environment's last run time, else an earlier build's, else the file size as a stand-in."""
-    from .lessonpage import is_lesson
+    """An executed page's last run time in this environment, else an earlier build's, else its size as
+    a stand-in; a page that executes nothing costs nothing."""
+    from myst_nb.core.read import is_myst_markdown_notebook
 
-    if not is_lesson(app, docname):
+    from .pagesource import is_lesson
+
+    record = env.get_domain("course").pages.get(docname)
+    if record is not None and record.runtime:
+        return float(record.runtime)
+    if docname in hints:
+        return hints[docname]
+    path = Path(env.doc2path(docname))
+    if not is_lesson(app, docname) and not is_myst_markdown_notebook(path.read_text(encoding="utf-8")):
         return 0.0
-    record = env.get_domain("course").lessons.get(docname) or {}
-    if record.get("runtime"):
-        return float(record["runtime"])
-    if Path(docname).name in hints:
-        return hints[Path(docname).name]
-    return Path(env.doc2path(docname)).stat().st_size / 10_000
+    return path.stat().st_size / 10_000
 
 
 def plan(docnames: list[str], nproc: int, cost: dict[str, float]) -> list[str]:

@@ -107,16 +107,20 @@ def build_and_publish(srcdir: Path, site: Path, options: list[str]) -> int:
 def changes_markdown(data: dict) -> str:
     """The change report for a CI job summary: the summary, then each changed output's diff."""
     lines = ["## What changed in this build", "", data["summary"], ""]
-    for lesson_id, lesson in data["lessons"].items():
-        for change in lesson["outputs"]:
-            lines += [f"{lesson_id}, line {change['line']}:", "", "```diff", change["diff"], "```", ""]
+    for page_id, page in data["pages"].items():
+        for change in page["outputs"]:
+            lines += [f"{page_id}, line {change['line']}:", "", "```diff", change["diff"], "```", ""]
     return "\n".join(lines)
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m jaxcourse.sitebuild", description=__doc__.splitlines()[0])
     parser.add_argument("outdir", type=Path, help="the published site folder, e.g. _build/html")
-    parser.add_argument("--lesson", help="execute this lesson only; the others become title-only pages")
+    parser.add_argument(
+        "--lesson",
+        help="execute this page only (a lesson id, or a notebook page's file such as docs/page.md); "
+        "the other executed pages become title-only pages",
+    )
     parser.add_argument(
         "--compare-to",
         type=Path,
@@ -127,11 +131,11 @@ def main(argv: list[str]) -> int:
     site = arguments.outdir.resolve()
     if arguments.lesson:
         try:
-            lesson_id = catalogue.lesson_path(srcdir, arguments.lesson).stem
+            docname = catalogue.page_docname(srcdir, arguments.lesson)
         except ValueError as error:
             print(error, file=sys.stderr)
             return 2
-        options += ["-D", f"course_only_lesson={lesson_id}"]
+        options += ["-D", f"course_only_page={docname}"]
     else:
         options += ["-D", f"course_compare_to={(arguments.compare_to or site).resolve()}"]
     return build_and_publish(srcdir, site, options)

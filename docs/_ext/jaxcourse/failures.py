@@ -1,0 +1,122 @@
+"""Every problem of an executed page's run, as one located message each.
+
+A failed run is reported at the line of the statement that failed (the kernel
+records it; the reader recorded where each cell's code starts). So are the
+other ways a run can go wrong: a cell tagged ``raises-exception`` that raised
+nothing, an output the page refused or that went over the output limit (found
+by the render plugin), a ``varies`` pattern that is wrong for what its cell
+showed, and a disagreement between the course's reading of the page and
+myst-nb's. A kernel that died is reported by ``jaxcourse.parser``.
+
+Every message goes through Sphinx's logger with the page and line as its
+location, so the console shows ``<file>:<line>: ERROR: <message>`` once.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from sphinx.application import Sphinx
+from sphinx.util import logging
+
+from . import changes, frontmatter, pages, record
+from .render import ExecutedRun, size_text
+
+logger = logging.getLogger(__name__)
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def report(docname: str, line: int, message: str, subtype: str = "exec") -> None:
+    logger.error(message, location=(docname, line), type="course", subtype=subtype)
+
+
+def report_run(app: Sphinx, page: pages.Page, run: ExecutedRun, kernel: record.KernelRecord, exec_data: dict) -> bool:
+    """Report every problem of this run; True if there was any."""
+    docname = page.docname
+    found = False
+    for problem in page.problems:
+        report(docname, problem.line, problem.message, subtype="source")
+        found = True
+    for index, message in run.problems:
+        cell = kernel.cell(index)
+        report(docname, cell.line if cell else 1, message, subtype="output")
+        found = True
+    for index, limit in run.oversized.items():
+        cell = kernel.cell(index)
+        report(
+            docname,
+            cell.line if cell else 1,
+            f"this cell's output is {size_text(run.sizes[index])}, over the page's limit of {size_text(limit)}; "
+            "print less, or raise the limit with 'execution: {output_limit: BYTES}' in the front matter",
+            subtype="output",
+        )
+        found = True
+    for index in kernel.quiet_raisers:
+        cell = kernel.cell(index)
+        report(
+            docname,
+            cell.line if cell else 1,
+            "expected an exception: this cell is tagged raises-exception but ran without raising",
+        )
+        found = True
+    if not exec_data.get("succeeded", True) or kernel.unexpected_error is not None:
+        _report_failed_cell(app, page, kernel, exec_data)
+        return True
+    for cell in kernel.cells:
+        patterns = changes.varying_patterns(cell.metadata, cell.tags)
+        shown = "".join(text for _, text in run.shown.get(cell.index, []))
+        if patterns and (problem := changes.pattern_problem(patterns, shown)):
+            report(docname, cell.line, problem, subtype="varies")
+            found = True
+    return found
+
+
+def _report_failed_cell(app: Sphinx, page: pages.Page, kernel: record.KernelRecord, exec_data: dict) -> None:
+    where = ""
+    if exec_data.get("traceback"):
+        saved = traceback_report(app, page.docname, exec_data["traceback"])
+        where = f"; full traceback: {saved}"
+    error = kernel.unexpected_error
+    if exec_data.get("error") == "CellTimeoutError" or (error and error.ename == "KeyboardInterrupt"):
+        summary = timeout_summary(app, page)
+    elif error is not None:
+        summary = error.summary.splitlines()[0] if error.summary else error.ename
+    else:
+        summary = exec_data.get("error") or "the notebook did not run to the end"
+    index = error.cell_index if error is not None else kernel.last_started
+    if index is not None and index == kernel.setup_index:
+        summary = f"the course runtime failed to start in the kernel: {summary}"
+        line = page.front.line_of("execution.cpu_devices") if page.settings.cpu_devices else 1
+    else:
+        cell = kernel.cell(index)
+        line = cell.line_of(error.line_in_cell if error is not None else None) if cell else 1
+    report(page.docname, line, f"cell failed: {summary}{where}")
+
+
+def traceback_report(app: Sphinx, docname: str, traceback: str) -> Path:
+    """Save a failed run's full traceback (from myst-nb's execution data) beside the failed build."""
+    path = Path(app.outdir, "reports", *(docname + ".err.log").split("/"))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(_ANSI.sub("", traceback), encoding="utf-8")
+    return path
+
+
+def timeout_summary(app: Sphinx, page: pages.Page) -> str:
+    """What a cell timeout means, with the limit that applied and where it was set."""
+    per_page = (page.front.data.get("mystnb") or {}).get("execution_timeout")
+    if page.settings.timeout is not None:
+        timeout, where_set = page.settings.timeout, "set by 'execution: {timeout: N}' in the front matter"
+    elif per_page:
+        timeout, where_set = per_page, "set by 'mystnb: {execution_timeout: N}' in the front matter"
+    else:
+        timeout, where_set = app.config.nb_execution_timeout, "nb_execution_timeout in conf.py"
+    return (
+        f"CellTimeoutError: the cell ran past the per-cell timeout ({timeout} s, {where_set}; "
+        "a page may change it with 'execution: {timeout: N}' in its front matter)"
+    )
+
+
+def report_front_matter(docname: str, problems: list[frontmatter.Problem]) -> None:
+    for problem in problems:
+        report(docname, problem.line, problem.message, subtype="frontmatter")

@@ -1,0 +1,117 @@
+"""At ``source-read``: decide what each document is, check its front matter, and hand it to the reader.
+
+- A lesson (``lessons/<id>.md``) and a MyST notebook page anywhere else (docs/)
+  execute: their front matter is validated, and a :class:`pages.Page` is handed
+  to the notebook reader. A page whose front matter is invalid is reported at
+  its lines and published as a stub, so one bad header gives its own errors
+  and no follow-on noise.
+- In a one-page build (``course_only_page``), every other executed page is a
+  title-only stub, so links to it resolve and no kernel starts for it.
+- A prose page executes nothing: execution settings or lesson metadata in its
+  front matter are reported, never ignored.
+
+The author's text is never rewritten, except into a stub.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from myst_nb.core.read import is_myst_markdown_notebook
+from sphinx.application import Sphinx
+
+from . import fingerprint, frontmatter, pages
+from .failures import report_front_matter
+
+
+def is_lesson(app: Sphinx, docname: str) -> bool:
+    prefix = app.config.course_lessons_dir.strip("/") + "/"
+    return docname.startswith(prefix) and not Path(docname).name.startswith("_")
+
+
+def current_fingerprint(app: Sphinx) -> str:
+    return fingerprint.environment_fingerprint([Path(app.srcdir, name) for name in app.config.course_environment_files])
+
+
+def on_source_read(app: Sphinx, docname: str, source: list[str]) -> None:
+    path = Path(app.env.doc2path(docname))
+    text = source[0]
+    lesson = is_lesson(app, docname)
+    pages.start_reading(pages.Reading(docname, path, None))
+    if not lesson and not is_myst_markdown_notebook(text):
+        report_front_matter(docname, prose_problems(text))
+        return
+    only = app.config.course_only_page
+    if only and docname != only:
+        source[0] = stub(
+            text, path, "This page is not part of this one-page build; `nox -s docs` builds the whole site."
+        )
+        return
+    try:
+        front = frontmatter.parse(text)
+        problems = frontmatter.validate(front, path) if lesson else frontmatter.validate_notebook_page(front)
+    except frontmatter.FrontMatterError as error:
+        front, problems = None, [frontmatter.Problem(error.line, error.message)]
+    if lesson and not problems and not is_myst_markdown_notebook(text):
+        problems = [
+            frontmatter.Problem(
+                front.line_of("jupytext"),
+                "front matter lacks 'jupytext: {text_representation: {format_name: myst}}', which makes the file "
+                f"a notebook that the build executes (copy it from {frontmatter.TEMPLATE})",
+            )
+        ]
+    if problems:
+        report_front_matter(docname, problems)
+        source[0] = stub(text, path, "This page was not built: its front matter is invalid.", orphan=True)
+        return
+    page_fingerprint = current_fingerprint(app)
+    app.env.get_domain("course").fingerprints[docname] = page_fingerprint
+    page = pages.Page(
+        docname=docname,
+        path=path,
+        page_id=pages.page_id(docname, front, lesson),
+        lesson=lesson,
+        front=front,
+        settings=frontmatter.execution_settings(front),
+        fingerprint=page_fingerprint,
+        figures_dir=Path(app.srcdir, app.config.course_figures_dir).resolve(),
+    )
+    pages.start_reading(pages.Reading(docname, path, page))
+
+
+def prose_problems(text: str) -> list[frontmatter.Problem]:
+    """Settings a page that executes nothing cannot use."""
+    if not text.startswith("---"):
+        return []
+    try:
+        front = frontmatter.parse(text)
+    except frontmatter.FrontMatterError:
+        return []  # MyST reports front matter it cannot read
+    return [
+        frontmatter.Problem(
+            front.line_of(key),
+            f"'{key}:' has no effect here: this page is not a notebook, so nothing on it executes "
+            "(a notebook page's front matter has 'jupytext' and 'kernelspec', as lessons/_template.md shows)",
+        )
+        for key in ("execution", "lesson")
+        if key in front.data
+    ]
+
+
+def stub(text: str, path: Path, why: str, *, orphan: bool = False) -> str:
+    """A title-only page in place of one that is not built, so links to it still resolve."""
+    try:
+        front = frontmatter.parse(text)
+        title = front.lesson.get("title")
+    except frontmatter.FrontMatterError:
+        title = None
+    if not title:
+        title = next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")), path.stem)
+    front_matter = "---\norphan: true\n---\n" if orphan else ""
+    return f"{front_matter}# {title}\n\n{why}\n"
+
+
+def pages_run_in_another_environment(app: Sphinx, env, added, changed, removed) -> list[str]:
+    """Executed pages last read under other packages or requirements are read, and executed, again."""
+    current = current_fingerprint(app)
+    return [docname for docname, seen in env.get_domain("course").fingerprints.items() if seen != current]
