@@ -1,8 +1,10 @@
 """Incremental builds (nox -s serve, nox -s lesson) re-execute only what changed.
 
-One tiny site, rebuilt in cache mode after each kind of edit. A lesson whose
-run stamp (taken inside its kernel) is newer than the build's start was
-executed by that build; one served from the cache keeps its older stamp.
+One tiny site (a lesson and a notebook page under docs/), rebuilt in cache mode
+after each kind of edit. A page whose run stamp (taken inside its kernel) is
+newer than the build's start was executed by that build; one served from the
+cache keeps its older stamp. The notebook page's cache key holds the
+environment fingerprint just as the lesson's does.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import json
 
 import pytest
 from conftest import build, make_site
-from tiny import code_cell, lesson
+from tiny import code_cell, lesson, notebook_page
 
 CACHE = ("-D", "nb_execution_mode=cache")
 
@@ -22,11 +24,13 @@ def site(tmp_path_factory):
     body = "Some prose.\n\n" + code_cell("value = 6 * 7\nassert value == 42\nprint('value:', value)")
     srcdir = make_site(tmp_path_factory.mktemp("cache"), lessons={"cached-lesson": lesson("cached-lesson", body)})
     (srcdir / "requirements.txt").write_text("jax==0.0.0\n", encoding="utf-8")
+    notebook = notebook_page("A cached notebook page", code_cell("print('notebook page')"))
+    (srcdir / "docs" / "cached-notebook.md").write_text(notebook, encoding="utf-8")
     return srcdir
 
 
 def rebuild(srcdir, **environment):
-    """Build in cache mode; return how many lessons this build executed."""
+    """Build in cache mode; return how many pages this build executed."""
     result = build(srcdir, *CACHE, environment=environment)
     assert result.returncode == 0, result.output
     return kernels_started(result)
@@ -62,8 +66,8 @@ def edit(path, old, new):
 
 
 # The steps share one site and run in file order.
-def test_first_build_executes_the_lesson(site):
-    assert rebuild(site) == 1
+def test_first_build_executes_the_lesson_and_the_notebook_page(site):
+    assert rebuild(site) == 2
     stamp, recording = stamp_and_recording(site)
     assert stamp.startswith("Executed by this build on CPU") and recording == "fresh"
 
@@ -77,6 +81,8 @@ def test_the_report_says_an_unchanged_lesson_was_reused(site):
     # the report, filled by every build, says where this build's recording came from.
     _, recording = stamp_and_recording(site)
     assert recording.startswith("reused: recorded "), recording
+    report = (site.parent / "_build" / "html" / "docs" / "execution-report.html").read_text(encoding="utf-8")
+    assert "docs/cached-notebook" in report
 
 
 def test_a_reused_recording_says_so_and_why(site):
@@ -105,13 +111,13 @@ def test_code_edit_re_executes_the_lesson(site):
     assert rebuild(site) == 1
 
 
-def test_environment_change_re_executes_the_lesson(site):
+def test_environment_change_re_executes_the_lesson_and_the_notebook_page(site):
     edit(site / "requirements.txt", "jax==0.0.0", "jax==0.0.1")
-    assert rebuild(site) == 1
+    assert rebuild(site) == 2
 
 
-def test_a_setting_that_changes_numerics_re_executes_the_lesson(site):
-    assert rebuild(site, JAX_DEFAULT_MATMUL_PRECISION="highest") == 1
+def test_a_setting_that_changes_numerics_re_executes_every_page(site):
+    assert rebuild(site, JAX_DEFAULT_MATMUL_PRECISION="highest") == 2
     assert rebuild(site, JAX_DEFAULT_MATMUL_PRECISION="highest") == 0
 
 

@@ -62,7 +62,7 @@ def on_source_read(app: Sphinx, docname: str, source: list[str]) -> None:
         ]
     if problems:
         report_front_matter(docname, problems)
-        source[0] = stub(text, path, "This page was not built: its front matter is invalid.", orphan=True)
+        source[0] = stub(text, path, "This page was not built: its front matter is invalid.")
         return
     page_fingerprint = current_fingerprint(app)
     app.env.get_domain("course").fingerprints[docname] = page_fingerprint
@@ -98,8 +98,11 @@ def prose_problems(text: str) -> list[frontmatter.Problem]:
     ]
 
 
-def stub(text: str, path: Path, why: str, *, orphan: bool = False) -> str:
-    """A title-only page in place of one that is not built, so links to it still resolve."""
+def stub(text: str, path: Path, why: str) -> str:
+    """A title-only page in place of one that is not built, so links to it still resolve.
+
+    It is an orphan: a stub needs no place in a table of contents (a lesson keeps its own).
+    """
     try:
         front = frontmatter.parse(text)
         title = front.lesson.get("title")
@@ -107,8 +110,7 @@ def stub(text: str, path: Path, why: str, *, orphan: bool = False) -> str:
         title = None
     if not title:
         title = next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")), path.stem)
-    front_matter = "---\norphan: true\n---\n" if orphan else ""
-    return f"{front_matter}# {title}\n\n{why}\n"
+    return f"---\norphan: true\n---\n# {title}\n\n{why}\n"
 
 
 def pages_run_in_another_environment(app: Sphinx, env, added, changed, removed) -> list[str]:

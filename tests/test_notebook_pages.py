@@ -1,0 +1,159 @@
+"""Every executed page keeps the site's promises, not only the lessons: notebook pages under docs/
+(ported tutorials, say) are stamped, reported and recorded, take their execution settings, and
+show what their cells display only once it is safe; nothing a cell writes lands in the checkout.
+
+One tiny site: a lesson and four notebook pages under docs/, built once.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+from conftest import build, make_site
+from tiny import code_cell, lesson, notebook_page
+
+# What a hostile or careless cell can display: each kind of markup a page must not publish live.
+HOSTILE_HTML = (
+    "<b onclick=\"steal()\">bold</b><script>document.title='owned'</script>"
+    "<iframe src='https://evil.example/frame'></iframe><img src='https://evil.example/pixel.png' alt='pixel'>"
+    "<a href='javascript:steal()'>click</a><a href='//evil.example/x'>away</a><a href='#here'>here</a>"
+    "<form action='/steal'><input name='secret'></form><style>body { display: none }</style>"
+)
+HOSTILE_MARKDOWN = "## A heading\n\n<iframe src='https://evil.example'></iframe> [a link](https://evil.example/page)"
+# What libraries really emit, which must survive: rich's styled <pre>, a styled table cell.
+RICH_HTML = (
+    '<pre style="white-space:pre;overflow-x:auto;line-height:normal;font-family:Menlo,monospace">'
+    '<span style="color: #008000; font-weight: bold">green</span></pre>'
+    '<table border="1" class="dataframe"><tr><td style="color: red; position: fixed">cell</td></tr></table>'
+)
+DISPLAYS = code_cell(
+    "from IPython.display import HTML, Markdown, display\n\n"
+    f"display(HTML({HOSTILE_HTML!r}))\n"
+    f"display(Markdown({HOSTILE_MARKDOWN!r}))\n"
+    f"display(HTML({RICH_HTML!r}))"
+)
+PLOT = (
+    "```{code-cell} ipython3\n---\nmystnb:\n  image:\n    alt: A rising line from 1 to 2.\n---\n"
+    "import matplotlib.pyplot as plt\n\nplt.plot([1, 2])\nplt.show()\n```\n"
+)
+PAGES = {
+    "plain": notebook_page("A plain notebook page", code_cell("value = 6 * 7\nprint('value:', value)")),
+    "devices": notebook_page(
+        "A page with devices", code_cell("import jax\n\nprint('devices:', len(jax.devices()))")
+    ).replace("orphan: true\n", "orphan: true\nexecution:\n  cpu_devices: 4\n"),
+    "outputs": notebook_page("A page that displays things", DISPLAYS + "\n" + PLOT),
+    # A relative path in a cell is the kernel's scratch folder, never the checkout.
+    "writes": notebook_page(
+        "A page that writes a file", code_cell("with open('stray.txt', 'w') as out:\n    out.write('x')")
+    ),
+}
+LESSON = lesson("shown-values", code_cell("print('printed')\n6 * 7"))
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    srcdir = make_site(tmp_path_factory.mktemp("notebook-pages"), lessons={"shown-values": LESSON})
+    for name, text in PAGES.items():
+        (srcdir / "docs" / f"{name}.md").write_text(text, encoding="utf-8")
+    result = build(srcdir, "-j", "2")
+    assert result.returncode == 0, result.output
+    return result
+
+
+def article(site, page):
+    return site.html(f"{page}.html").select_one("article")
+
+
+@pytest.mark.parametrize("name", sorted(PAGES))
+def test_a_notebook_page_is_stamped_under_its_title(site, name):
+    stamp = article(site, f"docs/{name}").select_one(".page-header .run-stamp").get_text(" ", strip=True)
+    assert stamp.startswith("Executed by this build on CPU at ") and " · JAX " in stamp
+
+
+@pytest.mark.parametrize("name", sorted(PAGES))
+def test_a_notebook_page_is_in_the_execution_report_and_the_recordings(site, name):
+    rows = json.loads((site.outdir / "execution.json").read_text(encoding="utf-8"))
+    assert rows[f"docs/{name}"]["kind"] == "page" and rows[f"docs/{name}"]["succeeded"]
+    assert rows[f"docs/{name}"]["runtime_seconds"] > 0
+    recordings = json.loads((site.outdir / "recordings.json").read_text(encoding="utf-8"))["pages"]
+    assert recordings[f"docs/{name}"]["source"] == f"docs/{name}.md"
+    report = site.html("docs/execution-report.html").select("table.execution-report tbody tr td:first-child")
+    assert f"docs/{name}" in [cell.get_text(strip=True) for cell in report]
+
+
+def test_the_report_lists_lessons_first_then_the_other_pages(site):
+    rows = [row["kind"] for row in json.loads((site.outdir / "execution.json").read_text(encoding="utf-8")).values()]
+    assert rows == ["lesson"] + ["page"] * len(PAGES)
+
+
+def test_a_notebook_page_gets_the_devices_its_front_matter_asks_for(site):
+    text = article(site, "docs/devices").get_text(" ", strip=True)
+    assert "devices: 4" in text and "4 simulated CPU devices" in text
+
+
+def test_hostile_html_and_markdown_are_published_inert(site):
+    page = article(site, "docs/outputs")
+    outputs = page.select(".cell_output")[0]
+    markup = str(outputs)
+    assert outputs.find("b").get_text() == "bold" and not outputs.find("b").has_attr("onclick")
+    for tag in ("script", "iframe", "form", "input", "style"):
+        assert outputs.find(tag) is None, tag
+    assert "evil.example" not in "".join(str(tag.attrs) for tag in outputs.find_all(True))
+    assert outputs.find("a", href="#here") is not None  # an on-page link stays
+    assert not outputs.find_all("a", href=re.compile(r"^(javascript:|//|https?:)"))
+    assert outputs.find("h2").get_text() == "A heading"  # markdown rendered, its raw HTML shown as text
+    assert "&lt;iframe" in markup
+
+
+def test_the_markup_libraries_emit_survives(site):
+    outputs = article(site, "docs/outputs").select(".cell_output")[0]
+    pre = next(pre for pre in outputs.find_all("pre") if "green" in pre.get_text())
+    assert "white-space:pre" in pre["style"] and "font-family" in pre["style"]
+    assert "color:#008000" in pre.find("span")["style"].replace(" ", "")
+    cell = outputs.find("td")
+    assert cell.get_text() == "cell" and "color:red" in cell["style"] and "position" not in cell["style"]
+
+
+def test_an_image_output_takes_its_alt_text_from_the_cell_metadata(site):
+    images = article(site, "docs/outputs").select(".cell_output img[src]")  # the hostile one lost its source
+    assert [image["alt"] for image in images] == ["A rising line from 1 to 2."]
+
+
+def test_displayed_values_are_recorded_with_what_was_printed(site):
+    transcript = article(site, "lessons/shown-values").get_text()
+    recordings = json.loads((site.outdir / "recordings.json").read_text(encoding="utf-8"))["pages"]
+    assert recordings["shown-values"]["cells"][0]["shown"] == "printed\n42\n"
+    assert "42" in transcript
+
+
+def test_nothing_a_cell_writes_lands_in_the_checkout(site):
+    assert not list(site.srcdir.rglob("stray.txt"))
+
+
+def one_page_build(site, name: str):
+    """nox -s lesson: one page executed, every other executed page a stub."""
+    outdir = site.srcdir.parent / "_build" / "one"
+    result = subprocess.run(
+        [sys.executable, "-m", "jaxcourse.sitebuild", str(outdir), "--lesson", name, "-D", "nb_execution_mode=cache"],
+        cwd=site.srcdir,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return json.loads((outdir / "execution.json").read_text(encoding="utf-8")), outdir
+
+
+def test_a_one_lesson_build_runs_no_notebook_page(site):
+    rows, outdir = one_page_build(site, "shown-values")
+    assert list(rows) == ["shown-values"]
+    assert "not part of this one-page build" in (outdir / "docs" / "plain.html").read_text(encoding="utf-8")
+
+
+def test_a_one_page_build_takes_a_notebook_page_by_its_file(site):
+    rows, outdir = one_page_build(site, "docs/devices.md")
+    assert list(rows) == ["docs/devices"]
+    assert "not part of this one-page build" in (outdir / "lessons" / "shown-values.html").read_text(encoding="utf-8")

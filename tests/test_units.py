@@ -1,0 +1,344 @@
+"""The pure parts of the course extension, tested without building a site: fast, and exact.
+
+Records read from executed notebooks, stamps, the reader's cell lines, change
+diffing with varying values masked, sanitizing, and how a dead kernel's trail
+is read.
+"""
+
+from __future__ import annotations
+
+import datetime
+import types
+from pathlib import Path
+
+import nbformat
+import pytest
+from docutils import nodes
+from jaxcourse import changes, figures, parser, reader, record, render, sanitize, stamps
+from jaxcourse.runtime import RECORD_MIME
+
+# --- sanitizing -------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "markup",
+    [
+        "<script>alert(1)</script>",
+        "<img src=x onerror=alert(1)>",
+        "<iframe src='https://evil.example'></iframe>",
+        "<a href='javascript:alert(1)'>x</a>",
+        "<a href='java\tscript:alert(1)'>x</a>",
+        "<a href='//evil.example/x'>x</a>",
+        "<a href='/\\evil.example/x'>x</a>",
+        "<img src='https://evil.example/p.png'>",
+        "<div style='background: url(https://evil.example/p.png)'>x</div>",
+        "<form action='/x'><input name=a></form>",
+        "<svg><script>alert(1)</script></svg>",
+        "<math><mtext><script>alert(1)</script></mtext></math>",
+        "<object data='x.swf'></object><embed src='x.swf'>",
+        "<meta http-equiv='refresh' content='0;url=https://evil.example'>",
+        "<link rel='stylesheet' href='https://evil.example/x.css'>",
+        "<base href='https://evil.example/'>",
+    ],
+)
+def test_sanitized_html_has_no_script_no_handler_and_no_address_off_the_site(markup):
+    clean = sanitize.html(markup)
+    for forbidden in ("<script", "onerror", "<iframe", "javascript:", "evil.example", "<form", "<input", "url("):
+        assert forbidden not in clean.lower(), (markup, clean)
+    for tag in ("<object", "<embed", "<meta", "<link", "<base", "<svg", "<math"):
+        assert tag not in clean.lower(), (markup, clean)
+
+
+def test_sanitized_html_keeps_what_libraries_emit():
+    rich = '<pre style="white-space:pre;line-height:normal"><span style="color: #800080">x</span></pre>'
+    assert (
+        sanitize.html(rich)
+        == '<pre style="white-space:pre;line-height:normal"><span style="color:#800080">x</span></pre>'
+    )
+    table = '<table border="1" class="dataframe"><thead><tr><th>a</th></tr></thead><tbody><tr><td>1</td></tr></tbody></table>'
+    assert sanitize.html(table) == table
+    assert sanitize.html('<a href="#part">on this page</a>').startswith('<a href="#part"')
+    assert sanitize.html('<img src="data:image/png;base64,AAAA" alt="inline">') == (
+        '<img src="data:image/png;base64,AAAA" alt="inline">'
+    )
+
+
+def test_markdown_renders_without_raw_html_or_directives():
+    html = sanitize.markdown("# Title\n\n<b>raw</b> and `code`\n\n```{danger}\nx\n```")
+    assert "<h1>Title</h1>" in html and "&lt;b&gt;raw&lt;/b&gt;" in html and "<code>code</code>" in html
+    assert "danger" in html and "admonition" not in html
+
+
+# --- stamps -----------------------------------------------------------------------------------------------------
+
+STAMP = {
+    "started": "2026-12-01T19:22:07.123456+00:00",
+    "jax": "0.10.2",
+    "jaxlib": "0.10.2",
+    "python": "3.11.7",
+    "backend": "cpu",
+    "device_count": 8,
+    "simulated_devices": True,
+}
+
+
+def test_one_time_format_for_readers_and_iso_for_data():
+    assert stamps.stamp_time(STAMP) == "2026-12-01 19:22:07 UTC"
+    assert stamps.stamp_iso(STAMP) == "2026-12-01T19:22:07+00:00"
+
+
+def test_the_stamp_names_the_backend_once():
+    text = stamps.stamp_text(STAMP, fresh=True)
+    assert text == (
+        "Executed by this build on CPU at 2026-12-01 19:22:07 UTC · 8 simulated CPU devices · "
+        "JAX 0.10.2 · jaxlib 0.10.2 · Python 3.11.7"
+    )
+    assert stamps.stamp_text({**STAMP, "simulated_devices": False}, fresh=False).startswith(
+        "Recorded on CPU at 2026-12-01 19:22:07 UTC, reused by this build from the execution cache"
+    )
+
+
+def test_a_stamp_from_before_the_build_was_reused(monkeypatch):
+    started = datetime.datetime.fromisoformat(STAMP["started"]).timestamp()
+    monkeypatch.setitem(stamps._build, "started", started + 1)
+    assert not stamps.ran_in_this_build(STAMP)
+    monkeypatch.setitem(stamps._build, "started", started - 1)
+    assert stamps.ran_in_this_build(STAMP)
+
+
+# --- the reader's lines ------------------------------------------------------------------------------------------
+
+PAGE = """---
+kernelspec: {name: python3, display_name: Python 3}
+---
+# Title
+
+```{code-cell} ipython3
+:tags: [raises-exception]
+
+x = 1
+y = 2
+```
+Text right after the fence.
+
+
+Text after two blank lines.
+:::{code-cell} ipython3
+not a cell for myst-nb
+:::
+
+```{code-cell} ipython3
+z = 3
+```
+"""
+
+
+def test_the_reader_records_each_cells_fence_and_first_line_of_code():
+    from myst_nb.core.read import read_myst_markdown_notebook
+
+    notebook = read_myst_markdown_notebook(PAGE, add_source_map=True)
+    lines = reader.code_cell_lines(notebook, PAGE.splitlines())
+    assert sorted(value["line"] for value in lines.values()) == [6, 20]
+    assert sorted(value["code_line"] for value in lines.values()) == [9, 21]
+
+
+def test_markdown_cells_are_numbered_from_their_first_line_of_text():
+    from myst_nb.core.read import read_myst_markdown_notebook
+
+    notebook = read_myst_markdown_notebook(PAGE, add_source_map=True)
+    reader.even_markdown_lines(notebook, PAGE.splitlines())
+    markdown = [index for index, cell in enumerate(notebook.cells) if cell.cell_type == "markdown"]
+    # myst-nb reports a markdown cell's first line at its source map entry + 2 (1-based).
+    first_lines = [notebook.metadata["source_map"][index] + 2 for index in markdown]
+    assert first_lines == [4, 12]  # "# Title"; the text right after the first cell's fence
+
+
+def test_the_course_and_myst_nb_must_agree_on_the_cells():
+    from jaxcourse import lessonsource
+
+    source = lessonsource.parse(PAGE)
+    assert [fence.line for fence in source.code_cells()] == [6, 20]
+    assert [fence.line for fence in source.unexecuted_code_cells()] == [16]
+    assert reader.pairing_problems(source, {1: {"line": 6}, 3: {"line": 20}}) == []
+    problems = reader.pairing_problems(source, {1: {"line": 6}, 3: {"line": 16}})
+    assert [problem.line for problem in problems] == [16, 20]
+
+
+# --- records -----------------------------------------------------------------------------------------------------
+
+
+def executed_notebook() -> nbformat.NotebookNode:
+    v4 = nbformat.v4
+
+    def record_output(item):
+        return v4.new_output("display_data", data={RECORD_MIME: item})
+
+    setup = v4.new_code_cell("setup", metadata={"tags": ["remove-cell", reader.SETUP_TAG]}, execution_count=1)
+    setup.outputs = [record_output({"kind": "stamp", "page": "p", **{k: STAMP[k] for k in ("started", "jax")}})]
+    first = v4.new_code_cell("x = 1\ny = 1 / 0", execution_count=2)
+    first.outputs = [
+        record_output({"kind": "error", "ename": "ZeroDivisionError", "line": 2}),
+        v4.new_output("error", ename="ZeroDivisionError", evalue="division by zero", traceback=[]),
+    ]
+    quiet = v4.new_code_cell("z = 1", metadata={"tags": ["raises-exception"]}, execution_count=3)
+    verdict = v4.new_code_cell("finish", metadata={"tags": ["remove-cell", reader.VERDICT_TAG]}, execution_count=4)
+    verdict.outputs = [record_output({"kind": "verdict", "page": "p", "figures": [], "backend": "cpu"})]
+    notebook = v4.new_notebook(cells=[setup, v4.new_markdown_cell("# T"), first, quiet, verdict])
+    notebook.metadata[reader.METADATA_KEY] = {
+        "cells": {"2": {"line": 10, "code_line": 11}, "3": {"line": 20, "code_line": 21}}
+    }
+    return notebook
+
+
+def test_a_record_locates_the_failing_statement_and_the_quiet_raiser():
+    run = render.ExecutedRun()
+    run.notebook = executed_notebook()
+    kernel = record.collect(run)
+    assert [cell.line for cell in kernel.cells] == [10, 20]
+    error = kernel.unexpected_error
+    assert (error.ename, error.summary, kernel.cell(error.cell_index).line_of(error.line_in_cell)) == (
+        "ZeroDivisionError",
+        "ZeroDivisionError: division by zero",
+        12,
+    )
+    assert kernel.quiet_raisers == [3]
+    assert kernel.stamp["backend"] == "cpu"  # the devices come with the verdict
+    assert kernel.transcript[-1] == "PASS: p\n"
+
+
+def test_a_display_records_its_text_form():
+    display = nbformat.v4.new_output("display_data", data={"text/plain": "<Figure>", "image/png": "AAAA"})
+    assert render.shown_text(display) == "<Figure>\n"
+    assert (
+        render.shown_text(nbformat.v4.new_output("display_data", data={"image/png": "AAAA"})) == "<image/png output>\n"
+    )
+    assert render.output_size(nbformat.v4.new_output("stream", name="stdout", text="é" * 10)) == 20
+
+
+# --- change diffing ----------------------------------------------------------------------------------------------
+
+
+def page(*cells, stamp=None):
+    return {"source": "lessons/p.md", "stamp": stamp or {"jax": "0.10.2"}, "cells": list(cells), "figures": {}}
+
+
+def cell(shown, line=5, code="c1", varies=None, tags=()):
+    entry = {"line": line, "code": code, "tags": list(tags), "shown": shown}
+    if varies is not None:
+        entry["varies"] = varies
+    return entry
+
+
+def test_only_the_declared_values_vary():
+    pattern = ["(?<=seconds: ).*"]
+    old = page(cell("seconds: 0.1\nsteady\n", varies=pattern))
+    same = page(cell("seconds: 0.2\nsteady\n", varies=pattern))
+    report = changes.compare({"p": old}, {"p": same}, "earlier")
+    assert report.pages[0].status == "unchanged" and report.pages[0].varying == 1
+    moved = page(cell("seconds: 0.3\nsteady, moved\n", varies=pattern))
+    report = changes.compare({"p": old}, {"p": moved}, "earlier")
+    (change,) = report.pages[0].outputs
+    assert "-steady" in change.diff and "+steady, moved" in change.diff and " seconds: <varies>" in change.diff
+
+
+def test_an_earlier_site_of_format_1_masks_the_numbers_of_its_tagged_cells(tmp_path):
+    path = tmp_path / "recordings.json"
+    path.write_text('{"format": 1, "lessons": {"p": {"cells": []}}}', encoding="utf-8")
+    assert changes.load_recordings(tmp_path) == {"p": {"cells": []}}
+    old = page(cell("took 0.5 s\n", tags=["varies"]))
+    new = page(cell("took 0.7 s\n", varies=["[0-9.]+(?= s)"]))
+    assert changes.compare({"p": old}, {"p": new}, "earlier").pages[0].status == "unchanged"
+
+
+def test_a_pattern_must_be_valid_and_match_what_the_cell_showed():
+    assert changes.pattern_problem(["[0-9.]+ s"], "took 0.5 s") is None
+    assert "not a regular expression" in changes.pattern_problem(["(unclosed"], "x")
+    assert "matches nothing" in changes.pattern_problem(["seconds"], "took 0.5 s")
+    assert changes.varying_patterns({"varies": "a"}, []) == ["a"]
+    assert changes.varying_patterns({}, ["varies"]) == [changes.NUMBER_PATTERN]
+
+
+# --- a dead kernel's trail ---------------------------------------------------------------------------------------
+
+TRAIL = """cell 1111111111111111111111111111111111111111
+cell 2222222222222222222222222222222222222222
+Fatal Python error: Segmentation fault
+
+Current thread 0x00007f (most recent call first):
+  File "/usr/lib/python3.11/ctypes/__init__.py", line 519 in string_at
+  File "/tmp/ipykernel_42/777.py", line 5 in crash
+  File "/tmp/ipykernel_42/777.py", line 8 in <module>
+  File "/site-packages/IPython/core/interactiveshell.py", line 3577 in run_code
+"""
+
+
+def test_a_dead_kernels_trail_names_its_cell_and_statement(tmp_path):
+    trail = tmp_path / "kernel-42.crash"
+    trail.write_text(TRAIL, encoding="utf-8")
+    assert parser.read_crash_file(trail) == ("2" * 40, 5)
+    assert parser.read_crash_file(tmp_path / "missing") == (None, None)
+    assert parser.running_line("no frames at all") is None
+
+
+def test_how_a_kernel_ended_is_said_plainly():
+    assert "exited with status 1" in parser.ending(1)
+    assert "SIGSEGV" in parser.ending(-11)
+    assert "out-of-memory" in parser.ending(-9)
+    assert parser.ending(None) == "it stopped"
+
+
+# --- figures -----------------------------------------------------------------------------------------------------
+
+
+def test_a_figure_file_is_found_before_and_after_sphinx_rewrites_its_uri(tmp_path):
+    """Sphinx's image collector rewrites the uri relative to the source folder and adds candidates."""
+    env = types.SimpleNamespace(relfn2path=lambda uri, docname: (None, str(tmp_path / "lessons" / uri)))
+    app = types.SimpleNamespace(srcdir=str(tmp_path), env=env)
+    before = nodes.image(uri="../figures/a.svg")
+    after = nodes.image(uri="figures/a.svg", candidates={"*": "figures/a.svg"})
+    expected = Path(tmp_path, "figures", "a.svg").resolve()
+    assert figures.figure_file(app, "lessons/x", before) == expected
+    assert figures.figure_file(app, "lessons/x", after) == expected
+
+
+# --- the kernel spec and scheduling ----------------------------------------------------------------------------
+
+
+def test_a_build_checks_the_kernel_spec_and_never_writes_it(tmp_path, monkeypatch):
+    from jaxcourse import extension, kernel
+    from jupyter_client.kernelspec import KernelSpecManager
+    from sphinx.errors import ConfigError
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a build must not install the kernel spec")
+
+    monkeypatch.setattr(KernelSpecManager, "install_kernel_spec", refuse)
+    monkeypatch.setenv(kernel.STDERR_DIR_VARIABLE, "")  # restored afterwards: configure_notebooks sets it
+    app = types.SimpleNamespace(doctreedir=str(tmp_path))
+    config = types.SimpleNamespace(
+        nb_kernel_rgx_aliases={}, nb_custom_formats={}, myst_enable_extensions=["dollarmath"]
+    )
+    extension.configure_notebooks(app, config)  # this environment's spec is current (nox installed it)
+    assert config.nb_render_plugin == "jaxcourse" and ".md" in config.nb_custom_formats
+    assert "is not installed" in kernel.installed_problem(prefix=str(tmp_path))
+    monkeypatch.setattr(kernel, "installed_problem", lambda: "the course kernel spec is out of date")
+    with pytest.raises(ConfigError, match="out of date"):
+        extension.configure_notebooks(app, config)
+
+
+def test_every_executed_page_costs_its_run_time_and_prose_costs_nothing(tmp_path):
+    from jaxcourse import scheduling
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "notebook.md").write_text(
+        "---\njupytext: {text_representation: {format_name: myst}}\nkernelspec: {name: python3}\n---\n# N\n"
+    )
+    (tmp_path / "docs" / "prose.md").write_text("# Prose\n")
+    recorded = types.SimpleNamespace(runtime=7.5)
+    domain = types.SimpleNamespace(pages={"docs/recorded": recorded})
+    env = types.SimpleNamespace(get_domain=lambda name: domain, doc2path=lambda docname: tmp_path / f"{docname}.md")
+    app = types.SimpleNamespace(config=types.SimpleNamespace(course_lessons_dir="lessons"))
+    assert scheduling.expected_seconds(app, env, "docs/recorded", {}) == 7.5
+    assert scheduling.expected_seconds(app, env, "docs/notebook", {"docs/notebook": 3.0}) == 3.0
+    assert scheduling.expected_seconds(app, env, "docs/notebook", {}) > 0
+    assert scheduling.expected_seconds(app, env, "docs/prose", {}) == 0.0
