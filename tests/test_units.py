@@ -55,7 +55,10 @@ def test_sanitized_html_keeps_what_libraries_emit():
         sanitize.html(rich)
         == '<pre style="white-space:pre;line-height:normal"><span style="color:#800080">x</span></pre>'
     )
-    table = '<table border="1" class="dataframe"><thead><tr><th>a</th></tr></thead><tbody><tr><td>1</td></tr></tbody></table>'
+    table = (
+        '<table border="1" class="dataframe"><thead><tr><th>a</th></tr></thead>'
+        "<tbody><tr><td>1</td></tr></tbody></table>"
+    )
     assert sanitize.html(table) == table
     assert sanitize.html('<a href="#part">on this page</a>').startswith('<a href="#part"')
     assert sanitize.html('<img src="data:image/png;base64,AAAA" alt="inline">') == (
