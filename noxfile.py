@@ -144,6 +144,13 @@ def new(session: nox.Session) -> None:
     session.run("python", "-m", "jaxcourse.newlesson", *session.posargs)
 
 
+@nox.session
+def port(session: nox.Session) -> None:
+    """Bring notebook pages written for another site into docs/: nox -s port -- JAX/docs docs/ported."""
+    install(session)
+    session.run("python", "-m", "jaxcourse.port", *session.posargs)
+
+
 # pip-compile needs pip in its environment, which uv's environments lack.
 @nox.session(venv_backend="virtualenv")
 def lock(session: nox.Session) -> None:

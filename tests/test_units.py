@@ -345,3 +345,27 @@ def test_every_executed_page_costs_its_run_time_and_prose_costs_nothing(tmp_path
     assert scheduling.expected_seconds(app, env, "docs/notebook", {"docs/notebook": 3.0}) == 3.0
     assert scheduling.expected_seconds(app, env, "docs/notebook", {}) > 0
     assert scheduling.expected_seconds(app, env, "docs/prose", {}) == 0.0
+
+
+# --- porting a page written for the JAX docs ---------------------------------------------------------------------
+
+JAX_PAGE = """---
+kernelspec:
+  name: python3
+---
+(here)=
+# A page
+
+See {ref}`here`, {ref}`there`, {ref}`the other page <elsewhere-label>`, {term}`tracers <Tracer>`,
+{doc}`custom_pytrees`, {func}`jax.jit`, [Tracing](tracing-tutorial) and [this page](here).
+"""
+
+
+def test_a_ported_page_keeps_its_text_and_only_loses_references_that_cannot_resolve():
+    from jaxcourse import port
+
+    ported = port.port_text(JAX_PAGE, port.labels(JAX_PAGE), set(), image_alt="A plot.")
+    assert ported.startswith('---\norphan: true\nmystnb:\n  render_image_options:\n    alt: "A plot."\nkernelspec:')
+    assert "See {ref}`here`, there, the other page, tracers,\ncustom pytrees, {func}`jax.jit`, Tracing and " in ported
+    assert "[this page](here)" in ported  # a label this page defines still resolves
+    assert ported.split("\n---\n", 1)[1] == port.port_text(JAX_PAGE, {"here"}, set()).split("\n---\n", 1)[1]

@@ -3,23 +3,32 @@
 Each component lives in its own module:
 
 - ``options``: the ``course_*`` settings, declared once and checked early;
-- ``frontmatter``: lesson metadata, shared with the lesson checker;
-- ``lessonsource``: a lesson's blocks and their lines, from myst-parser's tokens;
-- ``inject``: hidden setup/verdict cells added at ``source-read``, lines kept;
+- ``frontmatter``: page metadata and execution settings, shared with the lesson checker;
+- ``lessonsource``: a page's blocks and their lines, from myst-parser's tokens;
+- ``pages``, ``pagesource``: which pages execute, and the page being read (``source-read``);
+- ``reader``: myst-nb's reader for ``.md`` pages, plus the hidden setup/verdict cells and cell lines;
+- ``parser``: myst-nb's parser, with a dead kernel reported at its page and line;
+- ``fingerprint``: the environment that keys the execution cache;
 - ``kernel``, ``provisioner``, ``ipython``, ``runtime``: the kernel side (the
-  course kernel spec, kernels on private sockets, the failing-line record, the
-  run stamp, the verdict, ``save_figure``);
-- ``render``: the myst-nb render plugin (short errors, hidden kernel records);
-- ``record`` and ``lessonpage``: turn the executed notebook into the page;
+  course kernel spec, kernels on private sockets, the failing-line record and
+  crash trail, the run stamp, the verdict, ``save_figure``);
+- ``render``, ``sanitize``: the myst-nb render plugin (short errors, safe
+  outputs, output limits, hidden kernel records, what each cell showed);
+- ``record``: what the kernel recorded, read from the executed notebook;
+- ``executedpage``: turns an executed page into the published page, with
+  ``failures``, ``figures``, ``header``, ``transcript`` and ``pagerecord``;
+- ``stamps``: the run stamp's wording and time;
 - ``inlinelines``: references and math inside a paragraph report their own line;
 - ``mathml``: equations rendered at build time, no MathJax;
 - ``accessibility``: markup fixes axe-core asks for;
 - ``downloads``: executed notebook, MyST source and starter notebook per lesson;
 - ``checker``: the lesson checker (``python -m jaxcourse.checker``);
 - ``newlesson``: a new lesson from the template (``nox -s new``);
+- ``port``: pages written for another site brought into docs/ (``nox -s port``);
 - ``changes``, ``changepage``: what changed since the earlier site (the change report);
 - ``catalogue``: the lessons of a source tree, in course order;
 - ``sitebuild``: the sphinx-build command, and publishing a site only on success;
+- ``scheduling``: executed pages balanced over parallel reading processes;
 - ``directives``, ``report``, ``domain``, ``nodes``: site pages and their data;
 - ``extension``: Sphinx's ``setup``, wiring the events to these modules.
 """

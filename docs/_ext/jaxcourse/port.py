@@ -2,8 +2,9 @@
 
 ``python -m jaxcourse.port SOURCE_DOCS DEST [NAME ...]`` (``nox -s port -- ...``)
 copies each ``SOURCE_DOCS/NAME.md`` to ``DEST/NAME.md`` and changes only what
-cannot resolve here: cross-references to labels, glossary terms and documents
-that exist only on the other site become their plain text, and the front
+cannot resolve here: cross-references (roles and MyST links) to labels,
+glossary terms and documents that exist only on the other site become their
+plain text, and the front
 matter marks the page ``orphan`` (it needs no place in a table of contents)
 and, where the page draws images, gives them alt text, which this site
 requires of every image (``--alt NAME=TEXT``). Everything else (text, code,
@@ -29,6 +30,8 @@ _TARGET = re.compile(r"^\((?P<label>[^)\s]+)\)=\s*$", re.M)
 #: ``{ref}`label``` or ``{ref}`text <label>```, and the same for ``{term}`` and ``{doc}``.
 _ROLE = re.compile(r"\{(?P<role>ref|term|doc)\}`(?P<body>[^`]+)`")
 _EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
+#: A MyST link whose target is a bare label or document name: ``[Tracing](tracing-tutorial)``.
+_LABEL_LINK = re.compile(r"\[(?P<text>[^\]]+)\]\((?P<target>[A-Za-z0-9_-]+)\)")
 
 
 def labels(text: str) -> set[str]:
@@ -62,7 +65,11 @@ def port_text(text: str, known_labels: set[str], known_docs: set[str], image_alt
             return match[0]
         return plain(role, body)
 
-    ported = _ROLE.sub(replace, text)
+    def replace_link(match: re.Match) -> str:
+        target = match["target"]
+        return match[0] if target in known_labels or target in known_docs else match["text"]
+
+    ported = _LABEL_LINK.sub(replace_link, _ROLE.sub(replace, text))
     if not ported.startswith("---\n"):
         return ported
     added = "" if "\norphan:" in ported.split("\n---", 1)[0] else "orphan: true\n"

@@ -79,11 +79,13 @@ def devices() -> dict:
     import jax
 
     found = jax.devices()
+    backend = jax.default_backend()
     return {
-        "backend": jax.default_backend(),
+        "backend": backend,
         "device_kind": found[0].device_kind,
         "device_count": len(found),
-        "simulated_devices": bool(_run.get("simulated_devices")),
+        # Several CPU devices are simulated, whether the page's front matter or its own code asked for them.
+        "simulated_devices": bool(_run.get("simulated_devices")) or (backend == "cpu" and len(found) > 1),
     }
 
 
