@@ -170,6 +170,17 @@ CASES |= {
         ),
         [("Text right after the fence", r"undefined label: 'no-such-label'")],
     ),
+    # A ':::' block is not a cell myst-nb runs; the cells after it are still located exactly.
+    "colon-fenced-cell-before-a-failure": (
+        lesson(
+            "colon-fenced-cell-before-a-failure",
+            ":::{code-cell} ipython3\nprint('never run')\n:::\n\n" + code_cell("x = 1\nassert x == 2, 'x is one'"),
+        ),
+        [
+            (":::{code-cell} ipython3", r"^Found an unexpected `code-cell`"),  # myst-nb's own message
+            ("assert x == 2", r"^cell failed: AssertionError: x is one"),
+        ],
+    ),
     # Nor does the front matter need a minimum height: three lines of it are enough.
     "short-front-matter": (
         '---\n{"jupytext": {"text_representation": {"format_name": "myst"}}, "kernelspec": {"name": "python3", '
