@@ -36,6 +36,11 @@ myst_heading_anchors = 3
 
 html_math_renderer = "mathml"  # from jaxcourse: equations need no script or network
 
+# Each lesson links to its starter notebook in Colab, on this branch, which the Pages workflow
+# fills from _build/notebooks; the downloaded notebooks link to the pages at html_baseurl.
+course_notebooks_on_github = "jax-executed/jax-executed@notebooks"
+html_baseurl = "https://jax-executed.github.io/jax-executed/"
+
 html_theme = "furo"
 html_title = "JAX, executed"
 html_static_path = []

@@ -374,6 +374,7 @@ class PageWeight:
     requests: int
     bytes: int
     by_type: dict[str, tuple[int, int]]  # resource type -> (requests, bytes)
+    by_url: dict[str, int] = dataclasses.field(default_factory=dict)  # path on the site -> bytes
 
     def __str__(self) -> str:
         parts = ", ".join(f"{kind} {count} / {size:,} B" for kind, (count, size) in sorted(self.by_type.items()))
@@ -386,9 +387,14 @@ def measure_page_weight(context, server: str, path: str = LESSON_PAGE) -> PageWe
     requests = []
     page.on("request", lambda request: requests.append(request))
     page.goto(server + path, wait_until="load")
+    # A reader scrolls past every image: the lazy ones (the figure in the reader's theme) load then.
+    for image in page.locator("img").all():
+        if image.is_visible():
+            image.scroll_into_view_if_needed()
     page.wait_for_load_state("networkidle")
     total = 0
     by_type: dict[str, tuple[int, int]] = {}
+    by_url: dict[str, int] = {}
     for request in requests:
         size = 0
         response = request.response()
@@ -400,18 +406,48 @@ def measure_page_weight(context, server: str, path: str = LESSON_PAGE) -> PageWe
         total += size
         count, kind_size = by_type.get(request.resource_type, (0, 0))
         by_type[request.resource_type] = (count + 1, kind_size + size)
+        by_url[urlsplit(request.url).path.lstrip("/")] = size
     page.close()
-    return PageWeight(path=path, requests=len(requests), bytes=total, by_type=by_type)
+    return PageWeight(path=path, requests=len(requests), bytes=total, by_type=by_type, by_url=by_url)
 
 
-def test_report_page_weight(context, server):
-    weight = measure_page_weight(context, server, LESSON_PAGE)
+#: A lesson page's budget: everything it loads, the site's math font counted once (a reader's browser
+#: fetches it with the first page that has a formula and keeps it), so it is budgeted on its own.
+PAGE_BUDGET_BYTES = 350 * 1024
+MATH_FONT = "_static/jaxcourse-math.woff2"
+MATH_FONT_BUDGET_BYTES = 100 * 1024
+
+
+@pytest.mark.parametrize("path", LESSON_PAGES)
+def test_a_lesson_page_weighs_at_most_its_budget(context, server, path):
+    weight = measure_page_weight(context, server, path)
     print(f"\nPage weight of {weight}")
-    assert weight.requests > 0
-    assert weight.bytes > 0
+    without_font = weight.bytes - weight.by_url.get(MATH_FONT, 0)
+    assert 0 < without_font <= PAGE_BUDGET_BYTES, str(weight)
+    assert weight.by_url.get(MATH_FONT, 0) <= MATH_FONT_BUDGET_BYTES
 
 
 # ------------------------------------------------------------------------------ dark mode
+
+
+def shown_figures(page) -> list[str]:
+    """The file names of the figure images a reader sees in the page's current theme."""
+    return page.locator("figure img").evaluate_all(
+        "(images) => images.filter((img) => img.offsetParent !== null)"
+        ".map((img) => img.getAttribute('src').split('/').pop())"
+    )
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_each_theme_shows_its_own_figure(browser, server, scheme):
+    ctx = browser.new_context(base_url=server, color_scheme=scheme)
+    try:
+        page = visit(ctx, server, LESSON_PAGE).page
+        shown = shown_figures(page)
+        assert shown, "no figure is visible"
+        assert all(name.endswith("-dark.svg") == (scheme == "dark") for name in shown), shown
+    finally:
+        ctx.close()
 
 
 def test_dark_mode_lesson_is_readable(browser, server):
@@ -424,11 +460,71 @@ def test_dark_mode_lesson_is_readable(browser, server):
         background = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
         channels = [int(value) for value in background[background.index("(") + 1 : -1].split(",")[:3]]
         assert sum(channels) / 3 < 80, f"the page is not in dark mode: body background {background}"
-        figure = page.locator("figure img").first
+        figure = page.locator("figure img.only-dark").first
+        figure.scroll_into_view_if_needed()  # lazily loaded, as a reader scrolls to it
         expect(figure).to_be_visible()
-        assert figure.evaluate("(img) => getComputedStyle(img).backgroundColor") == "rgb(255, 255, 255)"
         results = Axe().run(page)
         violations = [v for v in results.response["violations"] if v.get("impact") in BLOCKING_IMPACTS]
         assert not violations, "\n".join(map(format_violation, violations))
     finally:
         ctx.close()
+
+
+# ------------------------------------------------------------------------- reading details
+
+#: Private-use characters are icon-font glyphs: without that font they draw as a missing-glyph box.
+PRIVATE_USE = "() => { const found = []; for (const element of document.querySelectorAll('*')) {"
+PRIVATE_USE += " for (const where of ['::before', '::after']) {"
+PRIVATE_USE += " const content = getComputedStyle(element, where).content || '';"
+PRIVATE_USE += " if (/[\\uE000-\\uF8FF]/.test(content)) found.push(element.className + where); } }"
+PRIVATE_USE += " return found; }"
+
+
+@pytest.mark.parametrize("path", [LESSON_PAGE, "lessons/scale-01.html"])
+def test_no_icon_glyph_needs_a_font_the_site_does_not_load(context, server, path):
+    page = visit(context, server, path).page
+    expect(page.locator("div.exercise").first).to_be_attached()
+    assert page.evaluate(PRIVATE_USE) == []
+
+
+def test_error_outputs_wrap_instead_of_hiding_their_end(browser, server):
+    ctx = browser.new_context(base_url=server, viewport={"width": 390, "height": 900})
+    try:
+        page = visit(ctx, server, "lessons/foundations-01.html").page
+        errors = page.locator("div.cell_output .error-summary pre")
+        assert errors.count() > 0
+        clipped = errors.evaluate_all("(blocks) => blocks.filter((b) => b.scrollWidth > b.clientWidth + 1).length")
+        assert clipped == 0
+    finally:
+        ctx.close()
+
+
+def test_the_sidebar_groups_lessons_under_their_phases(context, server, course_site):
+    from conftest import COURSE
+
+    page = visit(context, server, HOME_PAGE).page
+    captions = page.locator(".sidebar-tree p.caption").evaluate_all("(items) => items.map((p) => p.textContent.trim())")
+    expected = []
+    for lesson in COURSE:
+        caption = f"Phase {lesson.meta['phase']:02d}: {lesson.meta['phase_title']}"
+        if caption not in expected:
+            expected.append(caption)
+    assert captions[: len(expected)] == expected  # the site's own pages follow, under their own caption
+
+
+def test_matrix_parentheses_stretch_to_the_matrix(context, server):
+    """transforms-08's Jacobian: with the site's math font, each fence is as tall as the matrix it encloses."""
+    page = visit(context, server, "lessons/transforms-08.html").page
+    page.evaluate("() => document.fonts.ready")
+    sizes = page.evaluate(
+        """() => Array.from(document.querySelectorAll('math mtable')).map((table) => {
+            const fences = [table.previousElementSibling, table.nextElementSibling]
+                .filter((side) => side && side.localName === 'mo' && '()'.includes(side.textContent.trim()));
+            return {table: table.getBoundingClientRect().height,
+                    fences: fences.map((fence) => fence.getBoundingClientRect().height)};
+        }).filter((size) => size.fences.length === 2)"""
+    )
+    assert sizes, "no parenthesised matrix on the page"
+    for size in sizes:
+        assert all(fence >= 0.9 * size["table"] for fence in size["fences"]), sizes
+    assert page.evaluate("() => document.fonts.check('16px \"STIX Two Math\"')")

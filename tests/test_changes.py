@@ -152,14 +152,14 @@ def test_every_change_is_in_the_summary(edited):
     notebook_line = report["pages"]["docs/notebook"]["outputs"][0]["line"]
     assert report["summary"] == (
         f"0 pages unchanged; docs/notebook changed 1 output (line {notebook_line}); "
-        f"watched changed 3 outputs (lines {lines}) and changed figure watched.svg"
+        f"watched changed 3 outputs (lines {lines}) and changed figure watched.svg (light and dark)"
     )
 
 
 def test_a_changed_figure_is_reported(edited):
     _, report, page = edited
-    assert report["pages"]["watched"]["figures"] == ["watched.svg"]
-    assert "changed figure watched.svg" in page.get_text()
+    assert report["pages"]["watched"]["figures"] == ["watched-dark.svg", "watched.svg"]  # both themes' files
+    assert "changed figure watched.svg (light and dark)" in page.get_text()
 
 
 def test_a_new_lesson_and_a_new_notebook_page_are_reported_as_added(site, edited):

@@ -1,4 +1,6 @@
-"""Equations become MathML at build time: escaped text, numbers and labels, no script.
+"""Equations become MathML at build time: escaped text, numbers and labels, no script, and
+everything the JAX tutorials write (arrays with rules, aligned and gathered rows, matrices),
+drawn with the site's own math font.
 
 Unknown commands fail the build at their line: see test_failures.py.
 """
@@ -14,16 +16,27 @@ BODY = (
     + "\nA formula whose text is markup: $\\text{<script>document.title='hacked'</script>}$.\n\n"
     + "An inline $\\frac{2}{N} X^\\mathsf{T}(Xw - y)$ and a numbered one:\n\n"
     + "$$\nL(w) = \\frac{1}{N} \\sum_i (x_i^\\top w - y_i)^2\n$$ (eq-loss)\n\n"
-    + "Equation {eq}`eq-loss` is the loss; $0, 0.1, \\dots, 1.1$ uses an amsmath command.\n"
+    + "Equation {eq}`eq-loss` is the loss; $0, 0.1, \\dots, 1.1$ uses an amsmath command.\n\n"
+    # What the JAX tutorials write: an array with column and row rules, and derivatives stacked in one.
+    + "$$\n\\begin{array} {r|rr}\n\\hline \\\n\\textrm{construct} & \\textrm{jit} & \\textrm{grad} \\\\\n"
+    + "\\hline \\\n\\textrm{if} & ❌ & ✔ \\\\\n\\textrm{for} & ✔* & ✔\\\\\n\\hline\n\\end{array}\n$$\n\n"
+    + "$$\n\\begin{aligned} f(x) &= x^3 \\\\ f'(x) &= 3x^2 \\end{aligned}\n$$\n\n"
+    + "$$\n\\begin{gathered} a = 1 \\\\ b = 2 \\end{gathered}\n$$\n\n"
+    + "$$\nJ = \\begin{pmatrix} 4 & 4 & 0 \\\\ 1 & 0 & 1 \\end{pmatrix}\n$$\n"
 )
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory):
+def site(tmp_path_factory):
     srcdir = make_site(tmp_path_factory.mktemp("math"), lessons={"math-lesson": lesson("math-lesson", BODY)})
     result = build(srcdir)
     assert result.returncode == 0, result.output
-    return result.html("lessons/math-lesson.html")
+    return result
+
+
+@pytest.fixture(scope="module")
+def page(site):
+    return site.html("lessons/math-lesson.html")
 
 
 def test_markup_inside_math_stays_text(page):
@@ -46,3 +59,49 @@ def test_a_labelled_equation_is_numbered_and_linked(page):
     assert display.select_one("span.eqno").get_text(strip=True).startswith("(1)")
     references = [a for a in page.select("a.reference") if a.get("href", "").endswith("#equation-eq-loss")]
     assert references and references[0].get_text(strip=True) == "(1)"
+
+
+def test_every_formula_is_mathml_none_is_left_as_code(page):
+    assert not page.select("div.math-display > code") and not page.select("p > code.math")
+    assert len(page.select("math mtable")) == 4  # the array, the aligned, the gathered rows and the matrix
+
+
+def test_table_rules_and_alignment_are_drawn_with_css(page):
+    """MathML Core ignores rowlines/columnlines/columnalign; the renderer turns them into styles."""
+    table = next(table for table in page.select("math mtable") if "construct" in table.get_text())
+    rows = table.find_all("mtr")
+    assert [row.find("mtd").get_text(strip=True) for row in rows] == ["construct", "if", "for"]
+    first_cells = [row.find("mtd")["style"] for row in rows]
+    assert all("text-align: right" in style and "border-right" in style for style in first_cells)
+    assert "border-top" in first_cells[0] and "border-top" in first_cells[1] and "border-top" not in first_cells[2]
+    assert "border-bottom" in first_cells[2]
+    assert not table.has_attr("rowlines") and not table.has_attr("columnlines")
+
+
+def test_gathered_rows_stay_on_separate_lines(page):
+    gathered = next(
+        table for table in page.select("math mtable") if "b" in table.get_text() and "a" in table.get_text()
+    )
+    assert len(gathered.find_all("mtr")) == 2
+
+
+def test_the_site_serves_its_math_font_subset_to_its_formulas(site):
+    """STIX Two Math with a MATH table, a small subset, named in the CSS every page loads."""
+    import io
+
+    from fontTools.ttLib import TTFont
+
+    static = site.outdir / "_static"
+    data = (static / "jaxcourse-math.woff2").read_bytes()
+    assert len(data) < 120_000
+    font = TTFont(io.BytesIO(data))
+    assert "MATH" in font and font["name"].getDebugName(1).startswith("STIX Two Math")
+    assert {ord("∑"), ord("⊤"), 0x1D465} <= set(font.getBestCmap())  # used here, and the italic x of <mi>x</mi>
+    css = (static / "course.css").read_text(encoding="utf-8")
+    assert 'url("jaxcourse-math.woff2")' in css and 'math { font-family: "STIX Two Math", math; }' in css
+
+
+def test_the_font_is_the_same_bytes_for_the_same_characters():
+    from jaxcourse.mathfont import subset
+
+    assert subset("abc∑") == subset("abc∑") != subset("abc∑ℝ")  # ℝ is not among the letters always kept

@@ -320,3 +320,20 @@ def test_scrolling_code_blocks_can_take_keyboard_focus(page):
 
 def test_the_template_is_not_a_page_of_the_site(course_site):
     assert not (course_site.outdir / "lessons" / "_template.html").exists()
+
+
+def test_the_code_spans_pages_leave_out_are_drawn_as_plain_code_text_in_both_themes(course_site):
+    """jaxcourse.pagestyles drops the spans of some Pygments tokens: in the built stylesheet they must
+    have the colour of plain code, in the light and the dark theme (whitespace has no visible colour)."""
+    from jaxcourse.pagestyles import PLAIN_TOKEN_CLASSES
+
+    css = (course_site.outdir / "_static" / "pygments.css").read_text(encoding="utf-8")
+    for theme in ("", 'body[data-theme="dark"] '):
+        base = re.search(r"^" + re.escape(theme) + r"\.highlight \{[^}]*color: (#\w+)", css, re.M)[1]
+        for token in PLAIN_TOKEN_CLASSES:
+            if token == "w":
+                continue
+            rule = re.search(r"^" + re.escape(theme) + r"\.highlight \." + token + r" \{ ([^}]*) \}", css, re.M)
+            assert rule is None or rule[1].strip() == f"color: {base}", (theme, token, rule and rule[1], base)
+    page = (course_site.outdir / "lessons" / f"{LESSON}.html").read_text(encoding="utf-8")
+    assert '<span class="n">' not in page and '<span class="o">' in page

@@ -369,3 +369,24 @@ def test_a_ported_page_keeps_its_text_and_only_loses_references_that_cannot_reso
     assert "See {ref}`here`, there, the other page, tracers,\ncustom pytrees, {func}`jax.jit`, Tracing and " in ported
     assert "[this page](here)" in ported  # a label this page defines still resolves
     assert ported.split("\n---\n", 1)[1] == port.port_text(JAX_PAGE, {"here"}, set()).split("\n---\n", 1)[1]
+
+
+def test_pages_leave_out_mystnb_s_stylesheet_and_keep_the_others():
+    from jaxcourse import pagestyles
+    from sphinx.builders.html._assets import _CascadingStyleSheet
+
+    context = {
+        "css_files": [_CascadingStyleSheet("_static/mystnb.0123.css"), _CascadingStyleSheet("_static/course.css")]
+    }
+    pagestyles.leave_out_mystnb_css(None, "page", "page.html", context, None)
+    assert [pagestyles.stylesheet_name(css) for css in context["css_files"]] == ["course.css"]
+
+
+def test_plain_code_spans_are_unwrapped_and_coloured_ones_kept():
+    from jaxcourse.pagestyles import slim_code_markup
+
+    context = {
+        "body": '<span class="n">x</span><span class="w"> </span><span class="o">=</span><span class="mi">1</span>'
+    }
+    slim_code_markup(None, "page", "page.html", context, None)
+    assert context["body"] == 'x <span class="o">=</span><span class="mi">1</span>'

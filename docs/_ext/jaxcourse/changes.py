@@ -203,11 +203,24 @@ def describe(page: PageChanges, omit: Collection[StampChange] = ()) -> str:
         plural = "s" if len(page.outputs) != 1 else ""
         parts.append(f"changed {len(page.outputs)} output{plural} (line{plural} {', '.join(page.lines)})")
     if page.figures:
-        parts.append(f"changed figure{'s' if len(page.figures) != 1 else ''} {', '.join(page.figures)}")
+        named = figure_names(page.figures)
+        parts.append(f"changed figure{'s' if len(named) != 1 else ''} {', '.join(named)}")
     moved = stamp_change(page)
     if moved and moved not in omit:
         parts.append("ran under " + stamp_text(moved))
     return " and ".join(parts)
+
+
+def figure_names(files: list[str]) -> list[str]:
+    """Changed figure files as a reader names them: a figure and its dark twin are one figure."""
+    names = []
+    for name in sorted(files):
+        stem = name.removesuffix(".svg")
+        if stem.endswith("-dark") and f"{stem.removesuffix('-dark')}.svg" in files:
+            continue
+        twin = f"{stem}-dark.svg"
+        names.append(f"{name} (light and dark)" if twin in files else name)
+    return names
 
 
 def _diff(old: str, new: str, source: str, old_line: int | None, line: int) -> str:

@@ -78,10 +78,17 @@ class LessonIndex(SphinxDirective):
                 listing += nodes.list_item("", paragraph)
             container += listing
             result.append(container)
-        # The navigation order: Sphinx's own toctree directive, written out and parsed here.
-        entries = "\n".join(f"/{lessons_dir}/{lesson.id}" for lesson in lessons)
-        toctree = f"```{{toctree}}\n:hidden:\n:caption: Lessons\n:maxdepth: 1\n:titlesonly:\n\n{entries}\n```\n"
+        # The navigation: Sphinx's own toctree directive, one per phase under its caption, written out
+        # and parsed here, so the sidebar groups the lessons as the home page does.
+        toctrees = []
+        for phase, members in phases.items():
+            entries = "\n".join(f"/{lessons_dir}/{lesson.id}" for lesson in members)
+            caption = f"Phase {phase:02d}: {members[0].meta['phase_title']}"
+            toctrees.append(
+                f"```{{toctree}}\n:hidden:\n:caption: {caption}\n:maxdepth: 1\n:titlesonly:\n\n{entries}\n```\n"
+            )
         holder = nodes.container()
-        self.state.nested_parse(StringList(toctree.splitlines(), source=self.env.docname), self.content_offset, holder)
+        text = "\n".join(toctrees)
+        self.state.nested_parse(StringList(text.splitlines(), source=self.env.docname), self.content_offset, holder)
         result.extend(holder.children)
         return result

@@ -19,6 +19,8 @@ class CourseDomain(Domain):
         "report_pages": [],
         # docname -> environment fingerprint the page was read (and executed) under
         "fingerprints": {},
+        # docname -> the characters its formulas draw, for the site's math font
+        "math_characters": {},
     }
 
     @property
@@ -37,6 +39,10 @@ class CourseDomain(Domain):
     def fingerprints(self) -> dict[str, str]:
         return self.data["fingerprints"]
 
+    @property
+    def math_characters(self) -> dict[str, str]:
+        return self.data["math_characters"]
+
     def note_page(self, record: PageRecord) -> None:
         self.pages[record.docname] = record
 
@@ -47,6 +53,7 @@ class CourseDomain(Domain):
     def clear_doc(self, docname: str) -> None:
         self.pages.pop(docname, None)
         self.fingerprints.pop(docname, None)
+        self.math_characters.pop(docname, None)
         if docname in self.report_pages:
             self.report_pages.remove(docname)
 
@@ -56,6 +63,8 @@ class CourseDomain(Domain):
                 self.pages[docname] = otherdata["pages"][docname]
             if docname in otherdata["fingerprints"]:
                 self.fingerprints[docname] = otherdata["fingerprints"][docname]
+            if docname in otherdata["math_characters"]:
+                self.math_characters[docname] = otherdata["math_characters"][docname]
             if docname in otherdata["report_pages"]:
                 self.note_report_page(docname)
 

@@ -45,7 +45,7 @@ def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
     links = None
     if page.lesson and succeeded:
         files = downloads.write_downloads(app, page, run, kernel)
-        links = downloads.links(env.docname, files) if files else None
+        links = downloads.links(app, env.docname, files) if files else None
     header.insert_header(doctree, page.front.lesson if page.lesson else None, kernel.stamp, fresh, links)
     if page.lesson:
         transcript.fill_recorded_runs(doctree, kernel, succeeded)

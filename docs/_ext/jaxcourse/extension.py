@@ -16,18 +16,22 @@ from . import (
     __version__,
     accessibility,
     changepage,
+    downloads,
     executedpage,
     inlinelines,
     kernel,
+    mathfont,
     mathml,
     options,
     pagesource,
+    pagestyles,
     report,
     scheduling,
     stamps,
 )
 from .directives import ExecutionReport, LessonIndex, RecordedRun
 from .domain import CourseDomain
+from .figures import ThemedFigures
 from .nodes import PLACEHOLDERS, skip_placeholder
 from .parser import CourseParser
 
@@ -96,6 +100,7 @@ def setup(app: Sphinx) -> dict:
         "mathml", inline_renderers=(mathml.visit_math, None), block_renderers=(mathml.visit_math_block, None)
     )
     app.add_domain(CourseDomain)
+    app.add_transform(ThemedFigures)
     app.add_directive("recorded-run", RecordedRun)
     app.add_directive("lesson-index", LessonIndex)
     app.add_directive("execution-report", ExecutionReport)
@@ -107,17 +112,22 @@ def setup(app: Sphinx) -> dict:
     app.connect("source-read", pagesource.on_source_read)
     app.connect("doctree-read", inlinelines.locate_inline_nodes)
     app.connect("doctree-read", executedpage.on_doctree_read)
+    app.connect("doctree-read", mathfont.collect_characters)
     app.connect("env-get-outdated", report.pages_to_reread)
     app.connect("env-get-outdated", pagesource.pages_run_in_another_environment)
     app.connect("doctree-resolved", report.on_doctree_resolved)
     app.connect("doctree-resolved", changepage.on_doctree_resolved)
     app.connect("build-finished", report.write_json)
     app.connect("build-finished", changepage.write_files)
+    app.connect("build-finished", mathfont.write_font)
+    app.connect("build-finished", downloads.resolve_download_links)
     app.connect("html-collect-pages", collect_site_pages)
     # After furo (priority 500) has rendered its navigation tree into the context.
     app.connect("html-page-context", accessibility.on_html_page_context, priority=600)
+    app.connect("html-page-context", pagestyles.leave_out_mystnb_css)
+    app.connect("html-page-context", pagestyles.slim_code_markup)
     app.connect("config-inited", options.check)
     app.connect("config-inited", add_static_dir)
     app.connect("config-inited", configure_notebooks)
     app.add_css_file("course.css")
-    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 3}
+    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 4}

@@ -1,13 +1,43 @@
-"""Every figure a page shows from figures/ was drawn by this run, and has alt text."""
+"""Figures from figures/: each shown in the reader's theme, drawn by this run, with alt text."""
 
 from __future__ import annotations
 
+import posixpath
 from pathlib import Path
 
 from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.transforms import SphinxTransform
 
 from .failures import report
+from .runtime import DARK_SUFFIX
+
+
+class ThemedFigures(SphinxTransform):
+    """Show figures/<stem>.svg in the light theme and its twin figures/<stem>-dark.svg in the dark one.
+
+    ``save_figure`` draws both; furo shows an image with the class ``only-light``
+    or ``only-dark`` in that theme alone. The twin is added as a transform, before
+    Sphinx's image collector runs at doctree-read, so it is copied like any image.
+    """
+
+    default_priority = 700
+
+    def apply(self, **kwargs) -> None:
+        figures_dir = Path(self.env.srcdir, self.config.course_figures_dir).resolve()
+        for image in list(self.document.findall(nodes.image)):
+            uri = image["uri"]
+            path = Path(self.env.relfn2path(uri, self.env.docname)[1]).resolve()
+            dark = path.with_name(f"{path.stem}{DARK_SUFFIX}{path.suffix}")
+            if path.parent != figures_dir or path.stem.endswith(DARK_SUFFIX) or not dark.is_file():
+                continue
+            twin = image.deepcopy()
+            twin["uri"] = posixpath.join(posixpath.dirname(uri), dark.name)
+            image["classes"].append("only-light")
+            twin["classes"].append("only-dark")
+            # Lazy: a browser then fetches only the one its theme shows (the other is display: none).
+            image["loading"] = twin["loading"] = "lazy"
+            image.parent.insert(image.parent.index(image) + 1, twin)
 
 
 def figure_file(app: Sphinx, docname: str, image: nodes.image) -> Path:
@@ -27,6 +57,8 @@ def check_figures(app: Sphinx, docname: str, doctree: nodes.document, drawn: lis
     """Every image taken from figures/ must have been written by this run (``drawn``) and have alt text."""
     figures_dir = Path(app.srcdir, app.config.course_figures_dir).resolve()
     for image in doctree.findall(nodes.image):
+        if "only-dark" in image["classes"]:
+            continue  # the dark twin of a figure checked here (ThemedFigures), drawn by the same call
         target = figure_file(app, docname, image)
         if target.parent != figures_dir or not target.exists():
             continue  # a missing file is Sphinx's own "image file not readable" error

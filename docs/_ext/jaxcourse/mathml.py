@@ -1,45 +1,210 @@
-"""Render math to MathML at build time, so equations need no script and no network.
+"""Render math to MathML at build time: every formula the JAX docs use, no script, no network.
 
-Registered as Sphinx's HTML math renderer ``mathml``; browsers draw MathML
-Core natively, and the page carries no MathJax request to a CDN. The converter
-is docutils' own ``tex2mathml``: it escapes text (``\\text{<b>}`` stays text)
-and refuses a command it does not know, which fails the build at the formula.
+Registered as Sphinx's HTML math renderer ``mathml``. LaTeX becomes a MathML
+element tree through latex2mathml (``convert_to_element``), which knows the
+environments real tutorials use (``array``, ``align``, ``aligned``, ``split``,
+matrices, ``cases``); docutils' own converter refuses several of them. The
+tree is then made safe and portable here:
+
+- Only MathML Core elements and attributes are kept, and the tree is
+  serialized by ElementTree, which escapes text: ``\\text{<script>}`` stays
+  text. A LaTeX command the converter does not know (it would print
+  ``\\foo`` as a variable) and unbalanced braces raise ``MathError``, so a
+  typo fails the build at the formula.
+- MathML Core, which browsers implement, ignores the table attributes that
+  draw rules and align columns (``rowlines``, ``columnlines``,
+  ``columnalign``); they become inline CSS. ``\\hline`` is read from the
+  LaTeX itself, since the converter places it unreliably.
+- Browsers stretch parentheses and brackets, and set MathML well, only with
+  an OpenType MATH font. The site serves its own: STIX Two Math (SIL Open
+  Font License), subset at the end of the build to the characters the site's
+  formulas use (:func:`write_font`), so every reader sees the same glyphs.
 """
 
 from __future__ import annotations
 
+import html
 import re
+import xml.etree.ElementTree as ET
 
 from docutils import nodes
 from docutils.utils.math import MathError
-from docutils.utils.math.latex2mathml import tex2mathml
+from latex2mathml.converter import convert_to_element
 from sphinx.locale import _
 from sphinx.util import logging
 from sphinx.util.math import get_node_equation_number
 
 logger = logging.getLogger(__name__)
 
-# Standard LaTeX the converter lacks, rewritten to commands it knows that draw the same.
-_ALIASES = {
-    "dots": r"\ldots",
-    "iff": r"\Longleftrightarrow",
-    # Delimiter sizes: MathML stretches delimiters itself.
-    "big": "",
-    "Big": "",
-    "bigg": "",
-    "Bigg": "",
-}
-_ALIAS = re.compile(r"\\(" + "|".join(sorted(_ALIASES, key=len, reverse=True)) + r")(?![A-Za-z])")
+#: MathML Core's elements (https://www.w3.org/TR/mathml-core/); anything else is dropped.
+ELEMENTS = {
+    "math", "semantics", "annotation", "mrow", "mi", "mn", "mo", "mtext", "ms", "mspace", "mfrac", "msqrt",
+    "mroot", "mstyle", "merror", "mpadded", "mphantom", "msub", "msup", "msubsup", "munder", "mover",
+    "munderover", "mmultiscripts", "mprescripts", "none", "mtable", "mtr", "mtd", "menclose",
+}  # fmt: skip
+#: Attributes kept as they are; the table attributes below are turned into CSS first.
+ATTRIBUTES = {
+    "display", "mathvariant", "stretchy", "fence", "form", "separator", "largeop", "movablelimits", "symmetric",
+    "accent", "accentunder", "lspace", "rspace", "minsize", "maxsize", "width", "height", "depth", "voffset",
+    "scriptlevel", "displaystyle", "linethickness", "columnspan", "rowspan", "notation", "style",
+}  # fmt: skip
+TABLE_ATTRIBUTES = ("columnalign", "rowlines", "columnlines", "frame", "rowspacing", "columnspacing", "rowalign")
+RULE = "1px solid currentcolor"
+_UNKNOWN_COMMAND = re.compile(r"^\\([A-Za-z]+)")
+# A backslash before a line break is LaTeX's control space; the converter would print the backslash.
+_CONTROL_SPACE = re.compile(r"(?<!\\)\\\n")
+_TABLE_ENVIRONMENTS = re.compile(
+    r"\\begin\{(array|matrix\*?|pmatrix\*?|bmatrix\*?|Bmatrix\*?|vmatrix\*?|Vmatrix\*?|smallmatrix|align\*?|"
+    r"cases|split)\}"
+)
+_ENVIRONMENT = re.compile(r"\\begin\{([^}]*)\}")
+#: Every environment the converter draws as rows (after the aliases above).
+_KNOWN_ENVIRONMENTS = {
+    "array", "matrix", "matrix*", "pmatrix", "pmatrix*", "bmatrix", "bmatrix*", "Bmatrix", "Bmatrix*", "vmatrix",
+    "vmatrix*", "Vmatrix", "Vmatrix*", "smallmatrix", "align*", "cases", "split", "substack",
+}  # fmt: skip
+# amsmath environments the converter lacks (it would join their rows on one line, or number them),
+# rewritten to ones it knows that draw the same; Sphinx numbers equations itself.
+_ALIASES = [
+    (re.compile(r"\\(begin|end)\{(aligned|alignat\*?|align)\}(\{\d+\})?"), r"\\\1{align*}"),
+    (re.compile(r"\\begin\{(gathered|gather\*?|multline\*?)\}"), r"\\begin{array}{c}"),
+    (re.compile(r"\\end\{(gathered|gather\*?|multline\*?)\}"), r"\\end{array}"),
+    (re.compile(r"\\(begin|end)\{equation\*?\}"), ""),
+]
 
 
 def to_mathml(latex: str, *, block: bool) -> str:
-    """MathML for ``latex``; raises MathError for malformed input or an unknown command."""
+    """Safe MathML for ``latex``; MathError for malformed input or an unknown command."""
+    prepared, hlines = _prepare(latex)
     try:
-        return tex2mathml(_ALIAS.sub(lambda match: _ALIASES[match[1]], latex), as_block=block)
-    except MathError:
-        raise
-    except Exception as error:  # the converter signals some malformed input with other types
+        tree = convert_to_element(prepared, display="block" if block else "inline")
+    except Exception as error:  # the converter signals malformed input with assorted types
         raise MathError(f"{type(error).__name__}: {error}") from error
+    _clean(tree)
+    _draw_table_rules(tree, hlines)
+    return ET.tostring(tree, encoding="unicode", short_empty_elements=True)
+
+
+def _prepare(latex: str) -> tuple[str, list[tuple[set[int], bool] | None]]:
+    """The LaTeX to convert, and for each table environment in order: its \\hline rules, if an array."""
+    depth = 0
+    for character in re.sub(r"\\[{}]", "", latex):
+        depth += {"{": 1, "}": -1}.get(character, 0)
+        if depth < 0:
+            break
+    if depth != 0:
+        raise MathError("unbalanced braces: every '{' needs its '}'")
+    text = _CONTROL_SPACE.sub(r"\\ ", latex)
+    for pattern, replacement in _ALIASES:
+        text = pattern.sub(replacement, text)
+    for environment in _ENVIRONMENT.findall(text):
+        if environment not in _KNOWN_ENVIRONMENTS:
+            raise MathError(f'Environment "{environment}" not supported!')
+    hlines: list[tuple[set[int], bool] | None] = []
+    pieces, position = [], 0
+    for match in _TABLE_ENVIRONMENTS.finditer(text):
+        if match[1] != "array":
+            hlines.append(None)
+            continue
+        end = text.find(r"\end{array}", match.end())
+        if end < 0:
+            raise MathError(r"\begin{array} is never ended")
+        body_start = _skip_argument(text, match.end())
+        above, below, body = _take_hlines(text[body_start:end])
+        hlines.append((above, below))
+        pieces += [text[position:body_start], body]
+        position = end
+    return "".join(pieces) + text[position:], hlines
+
+
+def _skip_argument(text: str, start: int) -> int:
+    """The index after the {column spec} that follows \\begin{array}."""
+    index = start
+    while index < len(text) and text[index].isspace():
+        index += 1
+    if index < len(text) and text[index] == "{":
+        depth = 0
+        for index in range(index, len(text)):  # noqa: B020 - continues the scan
+            depth += {"{": 1, "}": -1}.get(text[index], 0)
+            if depth == 0:
+                return index + 1
+    return start
+
+
+def _take_hlines(body: str) -> tuple[set[int], bool, str]:
+    """Rows (0-based) with a rule above them, whether the last row has one below, and the body without them."""
+    rows = re.split(r"(?<!\\)\\\\", body)
+    above: set[int] = set()
+    kept = []
+    for index, row in enumerate(rows):
+        stripped = row.lstrip()
+        had_rule = False
+        while stripped.startswith(r"\hline"):
+            stripped = stripped[len(r"\hline") :].lstrip()
+            had_rule = True
+        if had_rule:
+            above.add(index)
+        kept.append(stripped)
+    below = False
+    if len(kept) > 1 and not kept[-1].strip():  # a final '\\ \hline': a rule under the last row
+        below = (len(rows) - 1) in above
+        above.discard(len(rows) - 1)
+        kept.pop()
+    return above, below, "\\\\".join(kept)
+
+
+def _clean(element: ET.Element) -> None:
+    """MathML Core only, text unescaped once (the converter stores entities), unknown commands refused."""
+    element.tag = element.tag.split("}")[-1]
+    for name in list(element.attrib):
+        if name not in ATTRIBUTES and name not in TABLE_ATTRIBUTES and name != "xmlns":
+            del element.attrib[name]
+    if element.text:
+        element.text = html.unescape(element.text)
+        command = _UNKNOWN_COMMAND.match(element.text.strip())
+        if command and element.tag in ("mi", "mo", "mn"):
+            raise MathError(f'Unknown LaTeX command "\\{command[1]}".')
+    if element.tail:
+        element.tail = html.unescape(element.tail)
+    for child in list(element):
+        child.tag = child.tag.split("}")[-1]
+        if child.tag not in ELEMENTS:
+            element.remove(child)  # never emitted by the converter; dropped, not trusted
+            continue
+        _clean(child)
+
+
+def _style(element: ET.Element, declaration: str) -> None:
+    existing = element.get("style", "")
+    element.set("style", f"{existing}; {declaration}" if existing else declaration)
+
+
+def _draw_table_rules(tree: ET.Element, hlines: list[tuple[set[int], bool] | None]) -> None:
+    """Column alignment, column rules and \\hline rules as CSS, which MathML Core honours."""
+    tables = list(tree.iter("mtable"))
+    rules = hlines if len(hlines) == len(tables) else [None] * len(tables)
+    for table, rule in zip(tables, rules, strict=True):
+        rows = [row for row in table if row.tag == "mtr"]
+        aligns = table.get("columnalign", "").split()
+        lines = table.get("columnlines", "").split()
+        for row_index, row in enumerate(rows):
+            for column, cell in enumerate(child for child in row if child.tag == "mtd"):
+                align = cell.get("columnalign") or (aligns[min(column, len(aligns) - 1)] if aligns else None)
+                if align in ("left", "right", "center"):
+                    _style(cell, f"text-align: {align}")
+                if column < len(lines) and lines[column] in ("solid", "dashed"):
+                    _style(cell, f"border-right: {RULE}")
+                if rule and row_index in rule[0]:
+                    _style(cell, f"border-top: {RULE}")
+                if rule and rule[1] and row_index == len(rows) - 1:
+                    _style(cell, f"border-bottom: {RULE}")
+                for name in TABLE_ATTRIBUTES:
+                    cell.attrib.pop(name, None)
+        for name in TABLE_ATTRIBUTES:
+            table.attrib.pop(name, None)
+    for element in tree.iter():
+        for name in TABLE_ATTRIBUTES:
+            element.attrib.pop(name, None)
 
 
 def _render(self, node: nodes.Element, *, block: bool) -> str:

@@ -41,6 +41,20 @@ OPTIONS: dict[str, tuple[object, str, type, str]] = {
         "An earlier site folder (or its recordings.json) to compare this build's recordings with; "
         "nox -s docs sets it to the site being replaced. Empty: no comparison.",
     ),
+    "course_notebooks_dir": (
+        "_build/notebooks",
+        "env",
+        str,
+        "Folder, relative to the source dir, where each lesson's starter notebook is also written "
+        "(lessons/<id>.ipynb), for the Pages workflow to publish to the branch Colab opens. Empty: not written.",
+    ),
+    "course_notebooks_on_github": (
+        "",
+        "env",
+        str,
+        "'OWNER/REPO@BRANCH': the GitHub branch holding the published starter notebooks; each lesson "
+        "links to its notebook there in Colab. Empty: no Colab links.",
+    ),
     "course_environment_files": (
         ["requirements.txt"],
         "env",

@@ -98,17 +98,19 @@ def finish() -> None:
 
 
 def save_figure(visual_data: dict, *, title: str, name: str | None = None) -> Path:
-    """Render a lesson's ``visual_data`` as a deterministic SVG in ``figures/``.
+    """Render a lesson's ``visual_data`` as deterministic SVGs in ``figures/``, for light and dark pages.
 
     ``visual_data`` holds ``kind`` ('bar', 'line' or 'grid'). For 'bar' and
     'line': ``labels`` (bar names or x values), ``ylabel``, optional ``xlabel``,
     ``series``: a list of ``{'label': str, 'y': [float, ...]}``, and optional
-    ``integer_y`` (True for counts: whole-number ticks only). For 'grid'
+    ``integer_y`` (whole-number ticks only; the default when every value is a
+    whole number, as counts are). Bars carry their values as labels. For 'grid'
     (a 2-D array, one coloured cell per element, e.g. which device holds it):
     ``values``, a list of rows of small non-negative integers, optional
     ``cell_labels`` of the same shape, ``legend`` (a name per integer), and
-    ``xlabel``/``ylabel``. The file is ``figures/<id>.svg``, or
-    ``figures/<id>-<name>.svg`` when a lesson draws more than one figure.
+    ``xlabel``/``ylabel``. The files are ``figures/<id>.svg`` and
+    ``figures/<id>-dark.svg`` (``<id>-<name>`` when a lesson draws more than
+    one figure); the page shows the one that matches the reader's theme.
     """
     if not _run:
         raise RuntimeError("save_figure() needs the course runtime; build the lesson with Sphinx")
@@ -116,8 +118,12 @@ def save_figure(visual_data: dict, *, title: str, name: str | None = None) -> Pa
         raise ValueError(f"save_figure(name=...) takes letters, digits and '-' only, got {name!r}")
     page = _PAGE_TO_FILE.sub("-", _run["page"])
     stem = page if name is None else f"{page}-{name}"
-    svg = render_svg(visual_data, title=title)
-    path = _run["figures_dir"] / f"{stem}.svg"
+    light = _write(_run["figures_dir"] / f"{stem}.svg", render_svg(visual_data, title=title, theme=LIGHT))
+    _write(_run["figures_dir"] / f"{stem}{DARK_SUFFIX}.svg", render_svg(visual_data, title=title, theme=DARK))
+    return light
+
+
+def _write(path: Path, svg: bytes) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     # Keep the old file (and its mtime) when nothing changed, so Sphinx does not
     # treat an identical figure as a new dependency and rebuild the page.
@@ -127,8 +133,30 @@ def save_figure(visual_data: dict, *, title: str, name: str | None = None) -> Pa
     return path
 
 
-def render_svg(visual_data: dict, *, title: str) -> bytes:
-    """The SVG bytes for ``visual_data``; equal inputs give equal bytes."""
+#: The dark twin of figures/<stem>.svg is figures/<stem>-dark.svg.
+DARK_SUFFIX = "-dark"
+#: Background, ink and series colours per theme. The backgrounds are furo's page backgrounds, so a
+#: figure sits on the page instead of glaring as a white card in the dark theme; the series colours
+#: are the colour-blind-safe Okabe-Ito palette, lightened for the dark background.
+LIGHT = {
+    "background": "#ffffff",
+    "ink": "#1b1c1e",
+    "muted": "#5a5c63",
+    "series": ["#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#8c8c8c", "#f0e442"],
+}
+DARK = {
+    "background": "#131416",
+    "ink": "#e6e6e6",
+    "muted": "#a6a8ad",
+    "series": ["#56b4e9", "#e69f00", "#2fc18f", "#e59ac3", "#7fa6ff", "#f28a4a", "#b0b0b0", "#f0e442"],
+}
+#: Grid cells: the same colours in both themes (the legend names them), with the text on each in
+#: black or white, whichever contrasts more (at least 4.5:1 for every colour here).
+_GRID_COLOURS = ["#e69f00", "#56b4e9", "#009e73", "#f0e442", "#0072b2", "#d55e00", "#cc79a7", "#999999"]
+
+
+def render_svg(visual_data: dict, *, title: str, theme: dict = LIGHT) -> bytes:
+    """The SVG bytes for ``visual_data`` in one theme; equal inputs give equal bytes."""
     import matplotlib
     from matplotlib.figure import Figure
 
@@ -139,19 +167,26 @@ def render_svg(visual_data: dict, *, title: str) -> bytes:
         "svg.hashsalt": "jaxcourse",  # fixed element ids instead of random ones
         "svg.fonttype": "path",  # glyphs as paths: no dependency on reader fonts
         "font.family": "DejaVu Sans",
-        "font.size": 11,
-        # An opaque white canvas with dark ink stays readable on furo's dark theme.
-        "figure.facecolor": "white",
-        "axes.facecolor": "white",
-        "savefig.facecolor": "white",
+        # Large enough to read on a 390 px phone, where the figure is shown at about half its size.
+        "font.size": 15,
+        "axes.titlesize": 16,
+        "figure.facecolor": theme["background"],
+        "axes.facecolor": theme["background"],
+        "savefig.facecolor": theme["background"],
+        "text.color": theme["ink"],
+        "axes.labelcolor": theme["ink"],
+        "axes.edgecolor": theme["muted"],
+        "xtick.color": theme["ink"],
+        "ytick.color": theme["ink"],
+        "legend.labelcolor": theme["ink"],
     }
     with matplotlib.rc_context(style):
-        figure = Figure(figsize=(6.4, 3.6))
+        figure = Figure(figsize=(7.2, 4.2))
         axes = figure.add_subplot()
         if kind == "grid":
-            _draw_grid(axes, visual_data)
+            _draw_grid(axes, visual_data, theme)
         else:
-            _draw_series(axes, kind, visual_data)
+            _draw_series(axes, kind, visual_data, theme)
         axes.set_title(title)
         figure.tight_layout()
         buffer = io.BytesIO()
@@ -159,26 +194,47 @@ def render_svg(visual_data: dict, *, title: str) -> bytes:
     return buffer.getvalue()
 
 
-def _draw_series(axes, kind: str, visual_data: dict) -> None:
+def value_text(value: float) -> str:
+    """A bar's label: a whole number as one, anything else to three significant digits."""
+    value = float(value)
+    return str(int(value)) if value.is_integer() else f"{value:.3g}"
+
+
+def _draw_series(axes, kind: str, visual_data: dict, theme: dict) -> None:
+    from matplotlib.ticker import MaxNLocator
+
     labels = list(visual_data["labels"])
     series = list(visual_data["series"])
+    colours = theme["series"]
+    values = [float(y) for entry in series for y in entry["y"]]
     if kind == "bar":
         width = 0.8 / len(series)
         for series_index, entry in enumerate(series):
             positions = [i + (series_index - (len(series) - 1) / 2) * width for i in range(len(labels))]
-            bars = axes.bar(positions, entry["y"], width=width, label=entry.get("label"))
+            colour = colours[series_index % len(colours)]
+            bars = axes.bar(positions, entry["y"], width=width, label=entry.get("label"), color=colour)
             for bar_index, bar in enumerate(bars):
                 bar.set_gid(f"bar-{series_index}-{bar_index}")
+            # The value on each bar, so a reader reads it instead of estimating it against the axis.
+            axes.bar_label(bars, labels=[value_text(y) for y in entry["y"]], padding=2, fontsize=12)
         axes.set_xticks(range(len(labels)), labels)
+        axes.margins(y=0.15)  # room above the tallest bar for its label
     else:
         for series_index, entry in enumerate(series):
-            (line,) = axes.plot(labels, entry["y"], marker=entry.get("marker", ""), label=entry.get("label"))
+            (line,) = axes.plot(
+                labels,
+                entry["y"],
+                marker=entry.get("marker", ""),
+                label=entry.get("label"),
+                color=colours[series_index % len(colours)],
+                linewidth=2,
+            )
             line.set_gid(f"line-{series_index}")
     axes.set_ylabel(visual_data["ylabel"])
-    if visual_data.get("integer_y"):  # counts: no fractional ticks
-        from matplotlib.ticker import MaxNLocator
-
+    if visual_data.get("integer_y", all(value.is_integer() for value in values)):  # counts: no fractional ticks
         axes.yaxis.set_major_locator(MaxNLocator(integer=True))
+    if all(isinstance(label, (int, float)) and float(label).is_integer() for label in labels) and kind == "line":
+        axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     if visual_data.get("xlabel"):
         axes.set_xlabel(visual_data["xlabel"])
     if len(series) > 1 or kind == "line":
@@ -186,11 +242,24 @@ def _draw_series(axes, kind: str, visual_data: dict) -> None:
     axes.spines[["top", "right"]].set_visible(False)
 
 
-# Colour-blind-safe qualitative palette (Okabe-Ito), light enough for dark labels.
-_GRID_COLOURS = ["#e69f00", "#56b4e9", "#009e73", "#f0e442", "#0072b2", "#d55e00", "#cc79a7", "#999999"]
+def contrast_ratio(foreground: str, background: str) -> float:
+    """WCAG 2 contrast ratio of two '#rrggbb' colours."""
+
+    def luminance(colour: str) -> float:
+        channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+        linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    lighter, darker = sorted((luminance(foreground), luminance(background)), reverse=True)
+    return (lighter + 0.05) / (darker + 0.05)
 
 
-def _draw_grid(axes, visual_data: dict) -> None:
+def text_colour_on(background: str) -> str:
+    """Black or white, whichever reads better on ``background``."""
+    return max(("#000000", "#ffffff"), key=lambda ink: contrast_ratio(ink, background))
+
+
+def _draw_grid(axes, visual_data: dict, theme: dict) -> None:
     from matplotlib.patches import Patch, Rectangle
 
     values = [list(row) for row in visual_data["values"]]
@@ -202,11 +271,21 @@ def _draw_grid(axes, visual_data: dict) -> None:
             raise ValueError("visual_data['values'] must be a rectangle")
         for column_index, value in enumerate(row):
             colour = _GRID_COLOURS[int(value) % len(_GRID_COLOURS)]
-            cell = Rectangle((column_index, row_index), 1, 1, facecolor=colour, edgecolor="white", linewidth=1.5)
+            cell = Rectangle(
+                (column_index, row_index), 1, 1, facecolor=colour, edgecolor=theme["background"], linewidth=1.5
+            )
             cell.set_gid(f"cell-{row_index}-{column_index}")
             axes.add_patch(cell)
             text = str(labels[row_index][column_index]) if labels else str(value)
-            axes.text(column_index + 0.5, row_index + 0.5, text, ha="center", va="center", fontsize=9)
+            axes.text(
+                column_index + 0.5,
+                row_index + 0.5,
+                text,
+                ha="center",
+                va="center",
+                fontsize=12,
+                color=text_colour_on(colour),
+            )
     axes.set_xlim(0, columns)
     axes.set_ylim(rows, 0)  # row 0 at the top, as arrays print
     axes.set_aspect("equal")
@@ -220,7 +299,7 @@ def _draw_grid(axes, visual_data: dict) -> None:
     if names:
         used = sorted({int(value) for row in values for value in row})
         handles = [Patch(facecolor=_GRID_COLOURS[i % len(_GRID_COLOURS)], label=names[i]) for i in used]
-        axes.legend(handles=handles, frameon=False, loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=9)
+        axes.legend(handles=handles, frameon=False, loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=12)
 
 
 def publish(record: dict) -> None:
