@@ -20,7 +20,7 @@ from pathlib import Path
 
 import yaml
 
-from . import catalogue, frontmatter, lessonsource
+from . import catalogue, exercisechecks, frontmatter, lessonsource
 from .frontmatter import Problem
 from .lessonsource import Fence, Heading, LessonSource, Paragraph
 
@@ -40,6 +40,7 @@ CELL_TAGS = {
     "hide-input": "myst-nb: the code is collapsed",
     "hide-output": "myst-nb: the outputs are collapsed",
     "raises-exception": "the cell must raise; the page shows 'Type: message' (see docs/contributing.md)",
+    "exercise-check": "the exercise's check, ':exercise: <label>'; the build proves it (see docs/contributing.md)",
 }
 #: Retired tags, and what replaced them.
 RETIRED_TAGS = {
@@ -201,12 +202,34 @@ def check_exercises(source: LessonSource, lesson_id: str) -> list[Problem]:
             continue
         if not any(start.line < cell.line < end.line for cell in source.code_cells()):
             problems.append(Problem(start.line, f"solution of '{label}' has no executed {{code-cell}}"))
+        problems += check_of_exercise(source, exercise, label, start)
     for block in source.fences():
         if block.name == "hint" and "dropdown" not in block.options.get("class", ""):
             problems.append(Problem(block.line, "a hint must be collapsed: add ':class: dropdown'"))
         if block.name == "admonition" and block.argument in ("Compare your reasoning", "Answer and explanation"):
             if "dropdown" not in block.options.get("class", ""):
                 problems.append(Problem(block.line, f"'{block.argument}' must be collapsed: add ':class: dropdown'"))
+    return problems
+
+
+def check_of_exercise(source: LessonSource, exercise: Fence, label: str, start: Fence) -> list[Problem]:
+    """One check cell per exercise, between its scaffold and its solution, defining one check_... function."""
+    checks = [cell for cell in source.code_cells() if "exercise-check" in cell.tags]
+    mine = [cell for cell in checks if _yaml_value(cell.options.get("exercise")) == label]
+    if not mine:
+        return [
+            Problem(
+                exercise.line,
+                f"exercise '{label}' has no check: after its scaffold, add a code cell tagged exercise-check with "
+                f"':exercise: {label}' that defines check_{label.rsplit('-', 1)[-1]}() (see docs/contributing.md)",
+            )
+        ]
+    problems = []
+    for cell in mine:
+        if not exercise.end < cell.line < start.line:
+            problems.append(Problem(cell.line, f"the check of '{label}' belongs between its scaffold and its solution"))
+        if exercisechecks.check_function(cell.code) is None:
+            problems.append(Problem(cell.line, "a check cell defines exactly one function named check_... (no arguments)"))
     return problems
 
 

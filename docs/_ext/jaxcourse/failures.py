@@ -63,11 +63,43 @@ def report_run(app: Sphinx, page: pages.Page, run: ExecutedRun, kernel: record.K
     if not exec_data.get("succeeded", True) or kernel.unexpected_error is not None:
         _report_failed_cell(app, page, kernel, exec_data)
         return True
+    found |= _report_checks(page, kernel)
     for cell in kernel.cells:
         patterns = changes.varying_patterns(cell.metadata, cell.tags)
         shown = "".join(text for _, text in run.shown.get(cell.index, []))
         if patterns and (problem := changes.pattern_problem(patterns, shown)):
             report(docname, cell.line, problem, subtype="varies")
+            found = True
+    return found
+
+
+def _report_checks(page: pages.Page, kernel: record.KernelRecord) -> bool:
+    """Each exercise check must fail on the untouched scaffold (with an AssertionError) and pass on the solution."""
+    found = False
+    results = {(result["label"], result["against"]): result for result in kernel.check_results}
+    for check in page.checks:
+        scaffold = results.get((check.label, "scaffold"))
+        solution = results.get((check.label, "solution"))
+        problem = None
+        if scaffold is None or solution is None:
+            problem = f"the check of {check.level} did not run: the lesson stopped before it"
+        elif scaffold["passed"]:
+            problem = (
+                f"the check of {check.level} ({check.function}) passes on the untouched scaffold: "
+                "it must fail until the reader's answer is right"
+            )
+        elif scaffold["error"] != "AssertionError":
+            problem = (
+                f"the check of {check.level} ({check.function}) raised {scaffold['error']} on the untouched scaffold "
+                f"({scaffold['message']}): fail with an AssertionError that says what was expected and what was found"
+            )
+        elif not solution["passed"]:
+            problem = (
+                f"the check of {check.level} ({check.function}) fails on the lesson's own solution: "
+                f"{solution['error']}: {solution['message']}"
+            )
+        if problem:
+            report(page.docname, check.exercise_line, problem, subtype="check")
             found = True
     return found
 

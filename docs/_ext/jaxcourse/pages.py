@@ -44,6 +44,8 @@ class Page:
     problems: list[frontmatter.Problem] = dataclasses.field(default_factory=list)
     #: the notebook the reader gave myst-nb, which executes it in place (read if its kernel dies)
     notebook: NotebookNode | None = None
+    #: the exercise checks the reader found (exercisechecks.Check), proved by the run
+    checks: list = dataclasses.field(default_factory=list)
 
     @property
     def title(self) -> str:

@@ -16,7 +16,8 @@ then, for an executed page (``jaxcourse.pages``):
   (``notebook.metadata["jaxcourse"]``), which the rest of the build reads
   instead of parsing the page again;
 - parses the page's block structure once (``lessonsource``) for the downloads,
-  and checks that it finds the same code cells as myst-nb, at the same lines.
+  and checks that it finds the same code cells as myst-nb, at the same lines;
+- adds the hidden cells that prove each exercise check (``exercisechecks``).
 
 A page that does not execute (a prose page, or a page left out of a one-page
 build) is returned with execution turned off, through myst-nb's per-notebook
@@ -32,7 +33,7 @@ from myst_nb.core.read import MystMetadataParsingError, is_myst_markdown_noteboo
 from myst_parser.config.main import MdParserConfig
 from nbformat import NotebookNode, v4
 
-from . import lessonsource, pages
+from . import exercisechecks, lessonsource, pages
 from .frontmatter import Problem
 
 SETUP_TAG = "jaxcourse-setup"
@@ -64,8 +65,10 @@ def read_page(text: str, myst_extensions: list[str] | tuple[str, ...] = ()) -> N
         return notebook
     lines = text.splitlines()
     even_markdown_lines(notebook, lines)
-    cells = code_cell_lines(notebook, lines)
     page.source = lessonsource.parse(text)
+    page.checks, problems = exercisechecks.add_proofs(notebook, page.source)
+    page.problems.extend(problems)
+    cells = code_cell_lines(notebook, lines)
     page.problems.extend(pairing_problems(page.source, cells))
     page.problems.extend(
         Problem(fence.line, f"this {fence.name or 'code'} block is never closed: end it with a line of its fence")
@@ -101,7 +104,7 @@ def code_cell_lines(notebook: NotebookNode, lines: list[str]) -> dict[int, dict]
     found = {}
     source_map = notebook.metadata["source_map"]
     for index, cell in enumerate(notebook.cells):
-        if cell.cell_type != "code":
+        if cell.cell_type != "code" or exercisechecks.is_proof(cell):
             continue
         fence = source_map[index]  # myst-nb: the opening fence's 1-based line
         code = cell.source.splitlines()

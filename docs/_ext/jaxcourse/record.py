@@ -66,6 +66,8 @@ class KernelRecord:
     last_started: int | None = None
     setup_index: int | None = None
     verdict_index: int | None = None
+    #: how each exercise check went: runtime.prove_check's records, in order
+    check_results: list[dict] = dataclasses.field(default_factory=list)
 
     @property
     def unexpected_error(self) -> CellError | None:
@@ -119,6 +121,7 @@ def collect(run: ExecutedRun) -> KernelRecord:
             record.verdict = next((item for item in published if item.get("kind") == "verdict"), None)
         if cell.get("execution_count") is not None:
             record.last_started = index
+        record.check_results += [item for item in published if item.get("kind") == "check"]
         failing_lines = [item.get("line") for item in published if item.get("kind") == "error"]
         errors = [output for output in cell.get("outputs", []) if output.get("output_type") == "error"]
         for number, output in enumerate(errors):

@@ -74,6 +74,44 @@ def begin(page: str, *, figures_dir: str, environment: str, cpu_devices: int | N
     publish(stamp)
 
 
+def prove_check(label: str, check: str, *, scaffold: str | None = None) -> None:
+    """Run an exercise's check and publish how it went, for the build to verify.
+
+    With ``scaffold``, the check must fail: the untouched starter scaffold runs
+    (its own errors caught, its output discarded) in a copy of the notebook's
+    names, and the check runs against that copy, so neither disturbs the lesson.
+    Without, the check runs against the lesson's names, after its solution, and
+    must pass. Either way the result is published as a record, never raised.
+    """
+    import contextlib
+    import types
+
+    from IPython import get_ipython
+
+    names = get_ipython().user_ns
+    function = names[check]
+    outcome: dict = {}
+    if scaffold is not None:
+        names = dict(names)  # shallow: objects the scaffold mutates are the lesson's own
+        function = types.FunctionType(function.__code__, names, function.__name__, function.__defaults__)
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            try:
+                exec(compile(scaffold, f"<scaffold of {label}>", "exec"), names)
+            except Exception as error:
+                outcome["scaffold_raised"] = f"{type(error).__name__}: {error}"
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        try:
+            function()
+        except AssertionError as error:
+            outcome.update(passed=False, error="AssertionError", message=str(error))
+        except Exception as error:
+            outcome.update(passed=False, error=type(error).__name__, message=str(error))
+        else:
+            outcome["passed"] = True
+    outcome["printed"] = printed.getvalue()
+    publish({"kind": "check", "label": label, "against": "scaffold" if scaffold is not None else "solution", **outcome})
+
+
 def devices() -> dict:
     """The backend and devices this run computed on (initializes JAX's backend if nothing did)."""
     import jax
