@@ -260,6 +260,49 @@ CRASHES_AND_OUTPUTS = {
     ),
 }
 CASES |= CRASHES_AND_OUTPUTS
+
+
+def checked_exercise(lesson_id: str, check_body: str) -> str:
+    """A lesson with one exercise: its scaffold, its check (``check_body`` is the function's body), its solution."""
+    return lesson(
+        lesson_id,
+        code_cell("base = 2")
+        + "\n"
+        + exercise("Foundation", f"{lesson_id}-foundation", "Square base into squared.")
+        + "\n```python\nsquared = ...  # TODO: base squared\n```\n\n"
+        + f"```{{code-cell}} ipython3\n:tags: [exercise-check]\n:exercise: {lesson_id}-foundation\n\n"
+        + f"def check_foundation():\n{check_body}\n```\n\n"
+        + f"```{{solution-start}} {lesson_id}-foundation\n:class: dropdown\n```\n\n"
+        + code_cell("squared = base**2")
+        + "\n```{solution-end}\n```\n",
+    )
+
+
+# Each exercise check is proved by the build; a check that cannot tell right from wrong fails at the exercise.
+BROKEN_CHECKS = {
+    "check-accepts-the-scaffold": (
+        checked_exercise("check-accepts-the-scaffold", "    pass"),
+        [("{exercise} Foundation", r"^the check of Foundation \(check_foundation\) passes on the untouched scaffold")],
+    ),
+    "check-rejects-the-solution": (
+        checked_exercise(
+            "check-rejects-the-solution",
+            "    answer = globals().get('squared')\n    assert answer == 5, f'expected five, found {answer!r}'",
+        ),
+        [
+            (
+                "{exercise} Foundation",
+                r"^the check of Foundation \(check_foundation\) fails on the lesson's own solution: "
+                r"AssertionError: expected five, found 4",
+            )
+        ],
+    ),
+    "check-crashes-on-the-scaffold": (
+        checked_exercise("check-crashes-on-the-scaffold", "    assert squared + 0 == 4"),
+        [("{exercise} Foundation", r"^the check of Foundation \(check_foundation\) raised TypeError on the untouched")],
+    ),
+}
+CASES |= BROKEN_CHECKS
 # A notebook page outside lessons/ (docs/) fails the build too, and so do settings a page cannot use.
 NOTEBOOK_PAGE = notebook_page("A notebook page", code_cell("x = 1") + "\nProse.\n\n" + code_cell("assert x == 2"))
 NOTEBOOK_PAGE_PROBLEMS = [("assert x == 2", r"^cell failed: AssertionError")]

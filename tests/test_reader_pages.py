@@ -275,3 +275,75 @@ def test_the_transcript_waits_collapsed_until_after_the_questions_it_answers(cou
     first_exercise = page.select_one("div.exercise")
     assert first_exercise is not None
     assert box.sourceline < first_exercise.sourceline  # where the seed has it: before the exercises
+
+
+# The starter notebook checks answers: run as downloaded, every check fails; with each scaffold replaced by
+# the lesson's own solution code, every check passes and nothing else raises.
+CHECKED_STARTERS = ["foundations-02", "transforms-04", "transforms-08", "scale-03"]
+
+
+def solution_code(lesson_id: str) -> dict[str, str]:
+    """Each exercise's solution code, from the lesson source: its code cells between the solution markers."""
+    from jaxcourse import exercisechecks, lessonsource
+
+    source = lessonsource.parse((ROOT / "lessons" / f"{lesson_id}.md").read_text(encoding="utf-8"))
+    code = {}
+    for exercise in source.fences("exercise"):
+        label = exercise.options["label"]
+        start, end = exercisechecks.solution_range(source, label)
+        code[label] = "\n\n".join(cell.code for cell in source.code_cells() if start < cell.line < end)
+    return code
+
+
+def run_starter(course_site, lesson_id: str, folder, replace_scaffolds: bool):
+    from nbclient import NotebookClient
+
+    notebook = nbformat.read(download(course_site, f"{lesson_id}-exercises.ipynb"), as_version=4)
+    if replace_scaffolds:
+        solutions = solution_code(lesson_id)
+        for cell in notebook.cells:
+            if "exercise-scaffold" in cell.metadata.get("tags", []):
+                cell.source = solutions[cell.metadata["exercise"]]
+    NotebookClient(
+        notebook,
+        timeout=180,
+        kernel_name="python3",
+        allow_errors=not replace_scaffolds,
+        resources={"metadata": {"path": str(folder)}},
+    ).execute()
+    return notebook
+
+
+def errors_of(cell) -> list[str]:
+    return [output.ename for output in cell.get("outputs", []) if output.output_type == "error"]
+
+
+@pytest.mark.parametrize("lesson_id", CHECKED_STARTERS)
+def test_every_check_fails_on_the_starter_notebook_as_downloaded(course_site, lesson_id, tmp_path):
+    notebook = run_starter(course_site, lesson_id, tmp_path, replace_scaffolds=False)
+    checks = [cell for cell in notebook.cells if "exercise-check" in cell.metadata.get("tags", [])]
+    assert len(checks) == 3
+    assert [errors_of(cell) for cell in checks] == [["AssertionError"]] * 3
+    labels = [cell.metadata["exercise"] for cell in checks]
+    scaffolds = [
+        cell.metadata["exercise"] for cell in notebook.cells if "exercise-scaffold" in cell.metadata.get("tags", [])
+    ]
+    assert labels == scaffolds  # each check right after its scaffold
+
+
+@pytest.mark.parametrize("lesson_id", CHECKED_STARTERS)
+def test_every_check_passes_with_the_solutions_in_place_of_the_scaffolds(course_site, lesson_id, tmp_path):
+    notebook = run_starter(course_site, lesson_id, tmp_path, replace_scaffolds=True)  # any error would raise
+    checks = [cell for cell in notebook.cells if "exercise-check" in cell.metadata.get("tags", [])]
+    assert len(checks) == 3 and all(not errors_of(cell) for cell in checks)
+
+
+@pytest.mark.parametrize("lesson_id", LESSON_IDS)
+def test_the_page_shows_each_checks_call_and_not_its_code(course_site, lesson_id):
+    page = course_site.html(f"lessons/{lesson_id}.html")
+    notes = [p.get_text(" ", strip=True) for p in page.select("article p") if "starter notebook checks" in p.get_text()]
+    assert notes == [
+        f"The starter notebook checks your answer: after your code, run {level}() ."
+        for level in ("check_foundation", "check_practice", "check_challenge")
+    ]
+    assert "def check_" not in page.select_one("article").get_text()

@@ -229,7 +229,9 @@ def check_of_exercise(source: LessonSource, exercise: Fence, label: str, start: 
         if not exercise.end < cell.line < start.line:
             problems.append(Problem(cell.line, f"the check of '{label}' belongs between its scaffold and its solution"))
         if exercisechecks.check_function(cell.code) is None:
-            problems.append(Problem(cell.line, "a check cell defines exactly one function named check_... (no arguments)"))
+            problems.append(
+                Problem(cell.line, "a check cell defines exactly one function named check_... (no arguments)")
+            )
     return problems
 
 

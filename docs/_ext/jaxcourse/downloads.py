@@ -35,7 +35,7 @@ from docutils import nodes
 from nbformat import NotebookNode
 from sphinx.application import Sphinx
 
-from . import notebookmarkdown, pages, record, sanitize, stamps
+from . import exercisechecks, notebookmarkdown, pages, record, sanitize, stamps
 from .reader import SETUP_TAG, VERDICT_TAG
 from .render import REFUSED, ExecutedRun, error_line, without_machine_paths
 from .runtime import DEVICE_COUNT_FLAG, RECORD_MIME
@@ -211,15 +211,19 @@ def executed_notebook(page: pages.Page, run: ExecutedRun, kernel: record.KernelR
     return notebook
 
 
-def starter_notebook(
-    page: pages.Page,
-    kernel: record.KernelRecord,
-) -> NotebookNode:
-    """The lesson's own code to run first, then each exercise with its scaffold; no solutions."""
+def starter_notebook(page: pages.Page, kernel: record.KernelRecord) -> NotebookNode:
+    """The lesson's own code to run first, the checks, then each exercise with its scaffold and its check call.
+
+    The scaffold cells are tagged ``exercise-scaffold`` and the check calls after them ``exercise-check``,
+    each with the exercise's label as metadata; the checks' code sits, collapsed, in one cell before the
+    exercises. No solutions.
+    """
     source = page.source
+    checks = {check.label: check for check in page.checks}
     cells = [
         nbformat.v4.new_markdown_cell(
-            f"# {page.title}: exercises\n\nRun the lesson's code cells first; then fill in each scaffold's `TODO`s."
+            f"# {page.title}: exercises\n\nRun the lesson's code cells first; then fill in each scaffold's "
+            "`TODO`s and run the check under it."
         ),
         *device_cells(page.settings.cpu_devices),
         version_check_cell(kernel.stamp),
@@ -235,15 +239,46 @@ def starter_notebook(
             continue
         # The tags travel: a cell tagged raises-exception must not stop a run of the notebook.
         cells.append(nbformat.v4.new_code_cell(cell.source, metadata={"tags": list(cell.tags)} if cell.tags else {}))
+    if checks:
+        cells.append(
+            nbformat.v4.new_markdown_cell(
+                "## The checks\n\nRun the next cell once: it defines the checks that the exercises call. "
+                "Each tests what your code computes, not how it is written."
+            )
+        )
+        cells.append(
+            nbformat.v4.new_code_cell(
+                "\n\n\n".join(check.source for check in checks.values()),
+                metadata={"tags": ["exercise-checks"], "jupyter": {"source_hidden": True}},
+            )
+        )
     figure_file = notebookmarkdown.figure_resolver(page.path)
     for exercise in source.fences("exercise"):
+        label = exercise.options.get("label", "")
         text = "\n".join(source.lines[exercise.line - 1 : exercise.end])
         converted = notebookmarkdown.convert(text, figure_file=figure_file)
         cells.append(nbformat.v4.new_markdown_cell(converted.text.replace("### Exercise:", "## Exercise:", 1)))
-        scaffold = next((fence for fence in source.fences("python", top_level=True) if fence.line > exercise.end), None)
+        check = checks.get(label)
+        scaffold = exercisechecks.scaffold_of(source, exercise, solution_line(source, label))
         if scaffold is not None:
-            cells.append(nbformat.v4.new_code_cell(scaffold.code))
+            cells.append(
+                nbformat.v4.new_code_cell(
+                    scaffold.code, metadata={"tags": [exercisechecks.SCAFFOLD_TAG], "exercise": label}
+                )
+            )
+        if check is not None:
+            cells.append(
+                nbformat.v4.new_code_cell(
+                    f"{check.function}()", metadata={"tags": [exercisechecks.CHECK_TAG], "exercise": label}
+                )
+            )
     return nbformat.v4.new_notebook(cells=cells, metadata={"kernelspec": KERNELSPEC})
+
+
+def solution_line(source, label: str) -> int:
+    """The line of the exercise's {solution-start}, or the end of the page."""
+    found = exercisechecks.solution_range(source, label)
+    return found[0] if found else len(source.lines) + 1
 
 
 def write_downloads(
