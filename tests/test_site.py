@@ -336,4 +336,4 @@ def test_the_code_spans_pages_leave_out_are_drawn_as_plain_code_text_in_both_the
             rule = re.search(r"^" + re.escape(theme) + r"\.highlight \." + token + r" \{ ([^}]*) \}", css, re.M)
             assert rule is None or rule[1].strip() == f"color: {base}", (theme, token, rule and rule[1], base)
     page = (course_site.outdir / "lessons" / f"{LESSON}.html").read_text(encoding="utf-8")
-    assert '<span class="n">' not in page and '<span class="o">' in page
+    assert '<span class="n">' not in page and '<span class="o">' not in page and '<span class="k">' in page

@@ -389,4 +389,14 @@ def test_plain_code_spans_are_unwrapped_and_coloured_ones_kept():
         "body": '<span class="n">x</span><span class="w"> </span><span class="o">=</span><span class="mi">1</span>'
     }
     slim_code_markup(None, "page", "page.html", context, None)
-    assert context["body"] == 'x <span class="o">=</span><span class="mi">1</span>'
+    assert context["body"] == 'x =<span class="mi">1</span>'
+
+
+def test_displayed_text_is_made_readable_on_its_own_background():
+    from jaxcourse.runtime import contrast_ratio
+
+    pale = sanitize.html('<span style="color: #ffffff; background-color: #de9ed6">CPU 4,5</span>')
+    assert pale == '<span style="color:#000000;background-color:#de9ed6">CPU 4,5</span>'
+    assert contrast_ratio("#000000", "#de9ed6") >= 4.5
+    dark = '<span style="color:#ffffff;background-color:#393b79">CPU 0,1</span>'
+    assert sanitize.html(dark) == dark  # already readable: untouched

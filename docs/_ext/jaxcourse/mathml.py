@@ -82,6 +82,7 @@ def to_mathml(latex: str, *, block: bool) -> str:
         raise MathError(f"{type(error).__name__}: {error}") from error
     _clean(tree)
     _draw_table_rules(tree, hlines)
+    tree.attrib.pop("xmlns", None)  # HTML puts <math> in the MathML namespace by itself
     return ET.tostring(tree, encoding="unicode", short_empty_elements=True)
 
 

@@ -79,8 +79,44 @@ def _keep_attribute(tag: str, attribute: str, value: str) -> str | None:
     return value
 
 
+_STYLE = re.compile(r'style="([^"]*)"')
+_HEX = re.compile(r"^#(?:[0-9a-fA-F]{6}|[0-9a-fA-F]{3})$")
+MIN_CONTRAST = 4.5
+
+
+def _full_hex(colour: str) -> str:
+    return colour if len(colour) == 7 else "#" + "".join(c * 2 for c in colour[1:])
+
+
+def readable_style(style: str) -> str:
+    """An inline style whose text colour reads on its background colour (WCAG AA, 4.5:1), else black or white.
+
+    Libraries choose their own colours: ``jax.debug.visualize_array_sharding`` writes white text on pale
+    blocks, which readers cannot read and axe-core flags. The text colour is the only thing changed.
+    """
+    from .runtime import contrast_ratio, text_colour_on
+
+    declarations = [part.split(":", 1) for part in style.split(";") if ":" in part]
+    values = {name.strip().lower(): value.strip() for name, value in declarations}
+    text, background = values.get("color", ""), values.get("background-color", "")
+    if not (_HEX.match(text) and _HEX.match(background)):
+        return style
+    text, background = _full_hex(text), _full_hex(background)
+    if contrast_ratio(text, background) >= MIN_CONTRAST:
+        return style
+    better = text_colour_on(background)
+    replaced = {"color": better, "text-decoration-color": better}
+    return ";".join(
+        f"{name.strip()}:{replaced.get(name.strip().lower(), value.strip())}" for name, value in declarations
+    )
+
+
 def html(markup: str) -> str:
-    """``markup`` with only the allowed tags, attributes, styles and on-site addresses left."""
+    """``markup`` with only the allowed tags, attributes, styles and on-site addresses left, its text readable."""
+    return _STYLE.sub(lambda match: f'style="{readable_style(match[1])}"', _clean(markup))
+
+
+def _clean(markup: str) -> str:
     return nh3.clean(
         markup,
         tags=set(TAGS),
