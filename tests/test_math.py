@@ -72,7 +72,7 @@ def test_table_rules_and_alignment_are_drawn_with_css(page):
     rows = table.find_all("mtr")
     assert [row.find("mtd").get_text(strip=True) for row in rows] == ["construct", "if", "for"]
     first_cells = [row.find("mtd")["style"] for row in rows]
-    assert all("text-align: right" in style and "border-right" in style for style in first_cells)
+    assert all("border-right" in style and "justify-items: end" in style for style in first_cells)  # r
     assert "border-top" in first_cells[0] and "border-top" in first_cells[1] and "border-top" not in first_cells[2]
     assert "border-bottom" in first_cells[2]
     assert not table.has_attr("rowlines") and not table.has_attr("columnlines")

@@ -13,8 +13,9 @@ tree is then made safe and portable here:
   typo fails the build at the formula.
 - MathML Core, which browsers implement, ignores the table attributes that
   draw rules and align columns (``rowlines``, ``columnlines``,
-  ``columnalign``); they become inline CSS. ``\\hline`` is read from the
-  LaTeX itself, since the converter places it unreliably.
+  ``columnalign``): rules become CSS borders, and a left or right column
+  becomes ``justify-items`` on its cells (Chromium ignores text-align there). ``\\hline``
+  is read from the LaTeX itself, since the converter places it unreliably.
 - Browsers stretch parentheses and brackets, and set MathML well, only with
   an OpenType MATH font. The site serves its own: STIX Two Math (SIL Open
   Font License), subset at the end of the build to the characters the site's
@@ -175,6 +176,15 @@ def _clean(element: ET.Element) -> None:
         _clean(child)
 
 
+#: Chromium lays out an mtd's content as one row and ignores text-align there; justify-items places it.
+_ALIGN_MARGIN = {"left": "justify-items: start", "right": "justify-items: end"}
+
+
+def _align(cell: ET.Element, align: str) -> None:
+    """Align a table cell's content left or right (centred is the default)."""
+    _style(cell, _ALIGN_MARGIN[align])
+
+
 def _style(element: ET.Element, declaration: str) -> None:
     existing = element.get("style", "")
     element.set("style", f"{existing}; {declaration}" if existing else declaration)
@@ -191,8 +201,8 @@ def _draw_table_rules(tree: ET.Element, hlines: list[tuple[set[int], bool] | Non
         for row_index, row in enumerate(rows):
             for column, cell in enumerate(child for child in row if child.tag == "mtd"):
                 align = cell.get("columnalign") or (aligns[min(column, len(aligns) - 1)] if aligns else None)
-                if align in ("left", "right", "center"):
-                    _style(cell, f"text-align: {align}")
+                if align in _ALIGN_MARGIN:
+                    _align(cell, align)
                 if column < len(lines) and lines[column] in ("solid", "dashed"):
                     _style(cell, f"border-right: {RULE}")
                 if rule and row_index in rule[0]:
