@@ -1,19 +1,24 @@
-"""Build, check, preview, benchmark and maintain the course site: `nox -l` lists the sessions."""
+"""Build, check, preview, benchmark and maintain the course site: `nox -l` lists the sessions.
+
+Every site session (docs, lesson, serve, lint, tests, new, port, bench, execute) runs in one shared
+environment, `.nox/site`, built once from requirements.txt: a second session starts in seconds.
+`nox -s compat` builds one environment per JAX version it tries, beside it.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import re
 import shutil
+import sys
 import time
 from pathlib import Path
 
 import nox
 
 nox.options.sessions = ["docs"]
-nox.options.reuse_venv = "yes"
-# With uv on the PATH (pip install 'nox[uv]') the pinned packages install faster; else virtualenv and pip.
-nox.options.default_venv_backend = "uv|virtualenv"
 
 ROOT = Path(__file__).parent
 BUILD = ROOT / "_build"
@@ -21,55 +26,85 @@ SITE = BUILD / "html"
 REQUIREMENTS = "requirements.txt"
 DIRECT_NEEDS = "requirements.in"
 PIP_TOOLS = "pip-tools==7.6.2"
-#: What an environment is built from: when one changes, install() runs again.
+#: The environment every site session shares.
+SITE_ENV = ROOT / ".nox" / "site"
+#: What an environment is built from: when one changes, it is filled again.
 ENVIRONMENT_FILES = (REQUIREMENTS, "docs/_ext/pyproject.toml", "docs/_ext/jaxcourse/kernels/jaxcourse/kernel.json")
-RUFF = ["ruff", "check", "--config", "docs/_ext/pyproject.toml", "conf.py", "noxfile.py", "docs/_ext", "tests"]
+RUFF = ["-m", "ruff", "check", "--config", "docs/_ext/pyproject.toml", "conf.py", "noxfile.py", "docs/_ext", "tests"]
 
 
-def install(session: nox.Session) -> None:
-    """The pinned packages, and the course extension in place (both from requirements.txt).
+def environment(session: nox.Session, location: Path = SITE_ENV, requirements: str = REQUIREMENTS) -> Path:
+    """A virtual environment holding exactly these pins and the course extension in place; its bin folder.
 
-    Skipped when this environment already holds exactly these pins: the extension is
-    installed in place, so edits to its code need no reinstall, only edits to its metadata.
+    Created on first use and filled again only when the pins, the extension's metadata or the
+    kernel spec change: the extension is installed in place, so edits to its code need nothing.
+    With uv on the PATH (pip install 'nox[uv]') it installs the same pins several times faster.
     """
-    wanted = hashlib.sha256(b"".join((ROOT / name).read_bytes() for name in ENVIRONMENT_FILES)).hexdigest()
-    stamp = Path(session.virtualenv.location) / ".course-requirements"
-    if stamp.exists() and stamp.read_text(encoding="utf-8") == wanted:
-        return
-    # uv installs several times faster than pip but leaves compiling the .pyc files to the
-    # first imports, which the first build would then pay for; compile them now, as pip does.
-    session.install("-r", REQUIREMENTS, env={"UV_COMPILE_BYTECODE": "1"})
-    # The course kernel spec, installed once here: builds only check it, so parallel builds never race on it.
-    session.run("python", "-m", "jaxcourse.kernel", "install", silent=True)
-    stamp.write_text(wanted, encoding="utf-8")
+    uv = shutil.which("uv")
+    python = location / "bin" / "python"
+    if not python.exists():
+        session.log(f"Creating the environment {location.relative_to(ROOT)} (once; later sessions reuse it)")
+        if uv:
+            session.run(uv, "venv", "--quiet", "--python", sys.executable, str(location), external=True)
+        else:
+            session.run(sys.executable, "-m", "venv", str(location), external=True)
+    sources = [ROOT / requirements if not Path(requirements).is_absolute() else Path(requirements)]
+    sources += [ROOT / name for name in ENVIRONMENT_FILES[1:]]
+    wanted = hashlib.sha256(b"".join(path.read_bytes() for path in sources)).hexdigest()
+    stamp = location / ".course-requirements"
+    if not (stamp.exists() and stamp.read_text(encoding="utf-8") == wanted):
+        session.log(f"Installing the pinned packages into {location.relative_to(ROOT)} (a minute or two, once)")
+        if uv:
+            # uv leaves compiling the .pyc files to the first imports, which the first build would then
+            # pay for; compile them now, as pip does.
+            session.run(
+                uv, "pip", "install", "--quiet", "--python", str(python), "-r", str(sources[0]),
+                env={"UV_COMPILE_BYTECODE": "1"}, external=True,
+            )  # fmt: skip
+        else:
+            session.run(str(python), "-m", "pip", "install", "--quiet", "-r", str(sources[0]), external=True)
+        # The course kernel spec, installed once here: builds only check it, so parallel builds never race on it.
+        session.run(str(python), "-m", "jaxcourse.kernel", "install", silent=True, external=True)
+        stamp.write_text(wanted, encoding="utf-8")
+    return python.parent
 
 
-def site_build(session: nox.Session, site: Path, *options: str) -> bool:
+def run(session: nox.Session, *command: str, bin_dir: Path | None = None, **kwargs) -> None:
+    """Run a command of the shared environment (python, pytest, sphinx-autobuild, ...)."""
+    bin_dir = bin_dir or environment(session)
+    program = command[0] if os.sep in command[0] else str(bin_dir / command[0])
+    session.run(program, *command[1:], external=True, **kwargs)
+
+
+def site_build(session: nox.Session, site: Path, *options: str, bin_dir: Path | None = None) -> bool:
     """Build into `site`.new with warnings as errors; swap it in only if it passed."""
     try:
-        session.run("python", "-m", "jaxcourse.sitebuild", str(site), *options)
+        run(session, "python", "-m", "jaxcourse.sitebuild", str(site), *options, bin_dir=bin_dir)
     except nox.command.CommandFailed:
         return False
     return True
 
 
-@nox.session
+@nox.session(python=False)
 def docs(session: nox.Session) -> None:
-    """Re-execute every lesson and build the site into _build/html (kept if the build fails)."""
-    install(session)
+    """Re-execute every page and build the site into _build/html (kept if the build fails)."""
+    environment(session)
     shutil.rmtree(BUILD / "jupyter_execute", ignore_errors=True)  # no earlier recording survives
-    if not site_build(session, SITE, "-j", "auto", "-D", "nb_execution_mode=force", *session.posargs):
+    options = ["-j", "auto", "-D", "nb_execution_mode=force", "--progress"]
+    if "--from" in session.posargs:  # assemble shards' recordings: nothing executes (see `execute`)
+        options = ["-j", "auto", "--progress"]
+    if not site_build(session, SITE, *options, *session.posargs):
         session.error("The build failed; see the problems above.")
     session.log(f"Site built: open {SITE / 'index.html'}")
 
 
-@nox.session
+@nox.session(python=False)
 def lesson(session: nox.Session) -> None:
     """Execute one page (cached) and build it: nox -s lesson -- transforms-04 (or -- docs/page.md)."""
     if len(session.posargs) != 1:
         session.error("Name one lesson id or notebook page, e.g. nox -s lesson -- transforms-04")
     name = session.posargs[0]
-    install(session)
+    environment(session)
     site = BUILD / "lesson"
     started = time.perf_counter()
     ok = site_build(session, site, "--lesson", name, "-D", "nb_execution_mode=cache")
@@ -86,11 +121,47 @@ def lesson(session: nox.Session) -> None:
     session.log(f"Page: {site / (record['docname'] + '.html')}")
 
 
-@nox.session
+@nox.session(python=False)
+def execute(session: nox.Session) -> None:
+    """Execute one shard of the pages into a folder: nox -s execute -- --shard 1/2 --into DIR."""
+    if not session.posargs:
+        session.error("Name the shard and the folder, e.g. nox -s execute -- --shard 1/2 --into _build/shard-1")
+    run(session, "python", "-m", "jaxcourse.shards", "execute", "-j", "auto", *session.posargs)
+
+
+@nox.session(python=False)
+def compat(session: nox.Session) -> None:
+    """Build the whole course under other JAX versions: nox -s compat -- 0.10.1 [0.10.0 ...]."""
+    versions = session.posargs or session.error("Name the JAX versions to try, e.g. nox -s compat -- 0.10.1")
+    for version in versions:
+        if not re.fullmatch(r"\d+(\.\d+)*", version):
+            session.error(f"{version!r} is not a JAX version such as 0.10.1")
+    site_bin = environment(session)
+    verdicts = BUILD / "compat.json"
+    for version in versions:
+        # Its own environment: every pin of requirements.txt, with jax and jaxlib moved to this version.
+        pinned = ROOT / ".nox" / f"compat-{version}" / "requirements.txt"
+        run(session, "python", "-m", "jaxcourse.compat", "pin", version, str(pinned), bin_dir=site_bin)
+        bin_dir = environment(session, pinned.parent / "env", str(pinned))
+        # Built from a copy of the sources, so the checkout's figures and the published site stay as they are.
+        folder = BUILD / "compat" / version
+        shutil.rmtree(folder, ignore_errors=True)
+        run(session, "python", "-m", "jaxcourse.compat", "copy", str(folder / "src"), bin_dir=site_bin)
+        session.log(f"Building the course under JAX {version}")
+        with session.chdir(folder / "src"):
+            site_build(
+                session, folder / "html", "-j", "auto", "-D", "nb_execution_mode=force", "--progress",
+                "--compare-to", str(SITE), bin_dir=bin_dir,
+            )  # fmt: skip
+        run(session, "python", "-m", "jaxcourse.compat", "record", version, str(folder / "html"), str(verdicts))
+    session.log(f"Verdicts in {verdicts.relative_to(ROOT)}; the next nox -s docs shows them on the site.")
+
+
+@nox.session(python=False)
 def serve(session: nox.Session) -> None:
-    """Live preview with sphinx-autobuild; only lessons whose code changed re-execute."""
-    install(session)
-    session.run(
+    """Live preview with sphinx-autobuild; only pages whose code changed re-execute."""
+    run(
+        session,
         "sphinx-autobuild",
         "-b",
         "html",
@@ -107,48 +178,60 @@ def serve(session: nox.Session) -> None:
     )
 
 
-@nox.session
+@nox.session(python=False)
+def linkcheck(session: nox.Session) -> None:
+    """Check the site's external links (needs network) and write the issue body the weekly workflow files."""
+    out = BUILD / "linkcheck"
+    # Exit status 1 means "some links are broken": the report below says which, and exits 1 itself.
+    run(
+        session, "python", "-m", "sphinx", "-b", "linkcheck", "-q", "-j", "auto", "-D", "nb_execution_mode=cache",
+        *session.posargs, ".", str(out), success_codes=[0, 1],
+    )  # fmt: skip
+    run_url = os.environ.get("LINK_CHECK_RUN_URL")
+    extra = ["--run-url", run_url] if run_url else []
+    run(session, "python", "-m", "jaxcourse.linkreport", str(out / "output.json"), str(out / "issue.md"), *extra)
+
+
+@nox.session(python=False)
 def lint(session: nox.Session) -> None:
     """Check every lesson's anatomy and code cells, and run ruff on the project's Python."""
-    install(session)
-    session.run("python", "-m", "jaxcourse.checker", *session.posargs)
-    session.run(*RUFF)
+    run(session, "python", "-m", "jaxcourse.checker", *session.posargs)
+    run(session, "python", *RUFF)
 
 
-@nox.session
+@nox.session(python=False)
 def tests(session: nox.Session) -> None:
     """Run the lesson checker, ruff and the test suite (sites build in temporary folders)."""
-    install(session)
-    session.run("python", "-m", "jaxcourse.checker")
-    session.run(*RUFF)
+    run(session, "python", "-m", "jaxcourse.checker")
+    run(session, "python", *RUFF)
     # Two workers, each taking whole test files (their tests share a site and run in order);
     # the course site is built once for both (tests/conftest.py).
-    session.run(
+    run(
+        session,
+        "python",
+        "-m",
         "pytest",
         *(session.posargs or ["tests", "-n", "2", "--dist", "loadfile"]),
         env={"PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1"},
     )
 
 
-@nox.session
+@nox.session(python=False)
 def bench(session: nox.Session) -> None:
     """Benchmark builds (fresh, no-change, prose edit, parallel) and write _build/bench.json."""
-    install(session)
-    session.run("python", "tests/benchmark.py", *session.posargs)
+    run(session, "python", "tests/benchmark.py", *session.posargs)
 
 
-@nox.session
+@nox.session(python=False)
 def new(session: nox.Session) -> None:
     """Start a lesson from the template: nox -s new -- transforms-09 "Title of the lesson"."""
-    install(session)
-    session.run("python", "-m", "jaxcourse.newlesson", *session.posargs)
+    run(session, "python", "-m", "jaxcourse.newlesson", *session.posargs)
 
 
-@nox.session
+@nox.session(python=False)
 def port(session: nox.Session) -> None:
     """Bring notebook pages written for another site into docs/: nox -s port -- JAX/docs docs/ported."""
-    install(session)
-    session.run("python", "-m", "jaxcourse.port", *session.posargs)
+    run(session, "python", "-m", "jaxcourse.port", *session.posargs)
 
 
 # pip-compile needs pip in its environment, which uv's environments lack.

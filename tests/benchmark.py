@@ -86,12 +86,15 @@ def run_build(srcdir: Path, outdir: Path, *options: str) -> dict:
     }
 
 
-def lesson_script(path: Path, figures: Path) -> str:
+def lesson_script(path: Path, figures: Path, cells: Path) -> str:
     """The lesson's executed code as one script, including what the build adds.
 
     Each cell runs with exec() in the script's globals, as the kernel runs it; a cell
     tagged raises-exception must raise, and the script goes on, as the build does.
+    Each cell's code is a file in ``cells``, so that a traceback shows its lines, as
+    IPython's does (a lesson may read them, as practice-01 does).
     """
+    cells.mkdir(parents=True, exist_ok=True)
     front, _ = frontmatter.read_lesson(path)
     cpu_devices = front.lesson.get("cpu_devices") if front else None
     lines = [
@@ -99,7 +102,9 @@ def lesson_script(path: Path, figures: Path) -> str:
         f"runtime.begin({path.stem!r}, figures_dir={str(figures)!r}, environment='bench', cpu_devices={cpu_devices!r})",
     ]
     for number, cell in enumerate(lessonsource.parse(path.read_text(encoding="utf-8")).code_cells()):
-        code = f"exec(compile({cell.code!r}, 'cell {number}', 'exec'), globals())"
+        cell_file = cells / f"{path.stem.replace('-', '_')}_cell_{number}.py"
+        cell_file.write_text(cell.code, encoding="utf-8")
+        code = f"exec(compile(open({str(cell_file)!r}).read(), {str(cell_file)!r}, 'exec'), globals())"
         if "raises-exception" in cell.tags:
             lines += [
                 "try:",
@@ -118,7 +123,7 @@ def time_scripts(lessons: list[Path], scratch: Path) -> dict[str, float]:
     seconds = {}
     for path in lessons:
         script = scratch / f"{path.stem.replace('-', '_')}.py"
-        script.write_text(lesson_script(path, scratch / "figures"), encoding="utf-8")
+        script.write_text(lesson_script(path, scratch / "figures", scratch / "cells"), encoding="utf-8")
         started = time.perf_counter()
         result = subprocess.run(
             [sys.executable, str(script)],

@@ -64,6 +64,31 @@ def build(
     return Build(srcdir, outdir, result.returncode, result.stdout + result.stderr, started, time.time())
 
 
+#: Versions in the verdicts the course site is built with (the page and headers they add are tested).
+COMPAT_VERSIONS = ("0.10.0", "0.10.1")
+
+
+def write_compat_verdicts(srcdir: Path) -> None:
+    """Verdicts in the form nox -s compat writes, as the published site has them after the weekly run.
+
+    Every lesson passes under both versions except the last in course order, which fails
+    under the first at its first code cell: the site must show both kinds.
+    """
+    from jaxcourse import catalogue, lessonsource
+
+    lessons = catalogue.lessons(srcdir)
+    failing = lessons[-1]
+    cell_line = lessonsource.parse(failing.path.read_text(encoding="utf-8")).code_cells()[0].line
+    verdicts = {version: {lesson.id: {"status": "pass", "changed_outputs": 0} for lesson in lessons}
+                for version in COMPAT_VERSIONS}  # fmt: skip
+    verdicts[COMPAT_VERSIONS[0]][failing.id] = {
+        "status": "fail", "where": f"lessons/{failing.id}.md:{cell_line}",
+        "message": "AssertionError at \"assert total == 15.0\"", "changed_outputs": 0,
+    }  # fmt: skip
+    (srcdir / "_build").mkdir(exist_ok=True)
+    (srcdir / "_build" / "compat.json").write_text(json.dumps(verdicts), encoding="utf-8")
+
+
 @pytest.fixture(scope="session")
 def course_site(tmp_path_factory) -> Build:
     """The real course, every lesson, built once for the whole test run.
@@ -81,6 +106,7 @@ def course_site(tmp_path_factory) -> Build:
             fields = json.loads(record.read_text(encoding="utf-8"))
             return Build(**{**fields, "srcdir": Path(fields["srcdir"]), "outdir": Path(fields["outdir"])})
         srcdir = make_site(root / "course", copy_lessons=LESSON_FILES)
+        write_compat_verdicts(srcdir)
         result = build(srcdir, "-j", "auto")
         assert result.returncode == 0, result.output
         fields = {**dataclasses.asdict(result), "srcdir": str(result.srcdir), "outdir": str(result.outdir)}

@@ -93,7 +93,13 @@ CASES |= {
             + "\nSome prose.\n\n"
             + code_cell("y = x + 1\nassert y == 3, 'y should be three'"),
         ),
-        [("assert y == 3", r"^cell failed: AssertionError: y should be three; full traceback: ")],
+        [
+            (
+                "assert y == 3",
+                r'^cell failed: AssertionError at "assert y == 3, \'y should be three\'": '
+                r"y should be three; full traceback: ",
+            )
+        ],
     ),
     "raising-in-function": (
         lesson(
@@ -178,7 +184,7 @@ CASES |= {
         ),
         [
             (":::{code-cell} ipython3", r"^Found an unexpected `code-cell`"),  # myst-nb's own message
-            ("assert x == 2", r"^cell failed: AssertionError: x is one"),
+            ("assert x == 2", r'^cell failed: AssertionError at "assert x == 2, \'x is one\'": x is one'),
         ],
     ),
     # Nor does the front matter need a minimum height: three lines of it are enough.
@@ -189,8 +195,35 @@ CASES |= {
         "See {ref}`no-such-label` here.\n\n" + code_cell("x = 1\nassert x == 2"),
         [
             ("See {ref}`no-such-label`", r"undefined label: 'no-such-label'"),
-            ("assert x == 2", r"^cell failed: AssertionError"),
+            ("assert x == 2", r'^cell failed: AssertionError at "assert x == 2"; full traceback'),
         ],
+    ),
+    # An assert over several lines is quoted whole, on one line.
+    "multiline-assert": (
+        lesson("multiline-assert", code_cell("total = 1 + 2\nassert total == (\n    15.0\n), 'not fifteen'")),
+        [("assert total == (", r'^cell failed: AssertionError at "assert total == \( 15.0 \), \'not fifteen\'"')],
+    ),
+    # An untagged error that looks meant (announced by the prose, or a JAX tracer error) suggests the tag.
+    "announced-error-untagged": (
+        lesson(
+            "announced-error-untagged",
+            "Indexing past the end raises an error:\n\n" + code_cell("items = [1, 2]\nitems[5]"),
+        ),
+        [("items[5]", r"^cell failed: IndexError: .*tag it raises-exception \(:tags: \[raises-exception\]\)")],
+    ),
+    "tracer-error-untagged": (
+        lesson(
+            "tracer-error-untagged",
+            code_cell("import jax\n\n\n@jax.jit\ndef f(x):\n    return 1 if x > 0 else 2\n\n\nf(1.0)"),
+        ),
+        [("f(1.0)", r"^cell failed: TracerBoolConversionError: .*tag it raises-exception")],
+    ),
+    # A plain bug, unannounced, gets no such suggestion: its message ends at the traceback's path.
+    "plain-bug": (
+        lesson(
+            "plain-bug", "The mean of the list:\n\n" + code_cell("values = [1, 2]\nmean = sum(values) / len(value)")
+        ),
+        [("mean = sum(values)", r"^cell failed: NameError: name 'value' is not defined; full traceback: [^ ]+$")],
     ),
 }
 # A kernel that dies, an output the page cannot publish, a setting a page cannot use: one located message each.
@@ -305,7 +338,7 @@ BROKEN_CHECKS = {
 CASES |= BROKEN_CHECKS
 # A notebook page outside lessons/ (docs/) fails the build too, and so do settings a page cannot use.
 NOTEBOOK_PAGE = notebook_page("A notebook page", code_cell("x = 1") + "\nProse.\n\n" + code_cell("assert x == 2"))
-NOTEBOOK_PAGE_PROBLEMS = [("assert x == 2", r"^cell failed: AssertionError")]
+NOTEBOOK_PAGE_PROBLEMS = [("assert x == 2", r'^cell failed: AssertionError at "assert x == 2"')]
 DOCS_PAGES = {
     "notebook-page": (NOTEBOOK_PAGE, NOTEBOOK_PAGE_PROBLEMS),
     # Lesson metadata on a page that is not a lesson would be ignored: refused at its line.

@@ -150,10 +150,12 @@ def one_page_build(site, name: str):
 def test_a_one_lesson_build_runs_no_notebook_page(site):
     rows, outdir = one_page_build(site, "shown-values")
     assert list(rows) == ["shown-values"]
-    assert "not part of this one-page build" in (outdir / "docs" / "plain.html").read_text(encoding="utf-8")
+    assert "not executed by this partial build" in (outdir / "docs" / "plain.html").read_text(encoding="utf-8")
 
 
 def test_a_one_page_build_takes_a_notebook_page_by_its_file(site):
     rows, outdir = one_page_build(site, "docs/devices.md")
     assert list(rows) == ["docs/devices"]
-    assert "not part of this one-page build" in (outdir / "lessons" / "shown-values.html").read_text(encoding="utf-8")
+    assert "not executed by this partial build" in (outdir / "lessons" / "shown-values.html").read_text(
+        encoding="utf-8"
+    )

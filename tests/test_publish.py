@@ -59,7 +59,8 @@ def test_failed_build_keeps_the_last_good_site(published):
     assert not (site.parent / "html.old").exists()
     summary = second.stderr[second.stderr.index("BUILD FAILED") :]
     assert f"BUILD FAILED (1 problem listed above); the last good site in {site} was kept" in summary
-    located = f"kept-lesson.md:{line_of(bad, 'assert False')}: ERROR: cell failed: AssertionError: broken on purpose"
+    message = "cell failed: AssertionError at \"assert False, 'broken on purpose'\": broken on purpose"
+    located = f"kept-lesson.md:{line_of(bad, 'assert False')}: ERROR: {message}"
     assert second.stderr.count(located) == 1, second.stderr  # printed once, not repeated by the summary
     assert (site.parent / "html.new" / "lessons" / "kept-lesson.html").exists()  # the failed build, to inspect
 

@@ -204,7 +204,7 @@ def test_pages_workflow_builds_with_the_maintainers_session_and_reports_changes(
     workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "pages.yml").read_text(encoding="utf-8"))
     steps = workflow["jobs"]["build"]["steps"]
     runs = [step.get("run", "") for step in steps]
-    fetch = next(i for i, run in enumerate(runs) if "/recordings.json" in run)
+    fetch = next(i for i, run in enumerate(runs) if "recordings.json" in run and "curl" in run)
     build = next(i for i, run in enumerate(runs) if "nox -s docs -- --compare-to _build/published" in run)
     summary = next(i for i, run in enumerate(runs) if "_build/changes.md" in run and "GITHUB_STEP_SUMMARY" in run)
     assert fetch < build < summary

@@ -85,3 +85,36 @@ def test_new_refuses_a_taken_or_malformed_id(new_lesson_site, lesson_id, message
     result = new(srcdir, lesson_id, "Some title")
     assert result.returncode == 1
     assert message in result.stderr
+
+
+@pytest.mark.parametrize("slug", ["foundations", "transforms", "scale", "practice"])
+def test_new_takes_its_place_from_the_lessons_that_share_its_slug(tmp_path, slug):
+    """foundations-06 joins Phase 01 after the last foundations lesson, with its phase title."""
+    from jaxcourse import catalogue, frontmatter
+
+    siblings = [lesson for lesson in catalogue.lessons(ROOT) if lesson.id.rsplit("-", 1)[0] == slug]
+    assert siblings
+    (tmp_path / "lessons").mkdir()
+    for path in [ROOT / "lessons" / "_template.md"] + [lesson.path for lesson in siblings]:
+        (tmp_path / "lessons" / path.name).write_bytes(path.read_bytes())
+    number = max(int(lesson.id.rsplit("-", 1)[1]) for lesson in siblings) + 1
+    new_id = f"{slug}-{number:02d}"
+    created = new(tmp_path, new_id, "A new lesson")
+    assert created.returncode == 0, created.stderr
+    front, problems = frontmatter.read_lesson(tmp_path / "lessons" / f"{new_id}.md")
+    assert problems == []
+    assert front.lesson["phase"] == siblings[0].meta["phase"]
+    assert front.lesson["phase_title"] == siblings[0].meta["phase_title"]
+    assert front.lesson["order"] == max(lesson.meta["order"] for lesson in siblings) + 1
+
+
+def test_a_new_slug_opens_the_next_phase(tmp_path):
+    from jaxcourse import catalogue, frontmatter
+
+    (tmp_path / "lessons").mkdir()
+    for path in [ROOT / "lessons" / "_template.md"] + catalogue.lesson_files(ROOT):
+        (tmp_path / "lessons" / path.name).write_bytes(path.read_bytes())
+    assert new(tmp_path, "serving-01", "Serve a model").returncode == 0
+    front, _ = frontmatter.read_lesson(tmp_path / "lessons" / "serving-01.md")
+    assert front.lesson["phase"] == max(lesson.meta["phase"] for lesson in catalogue.lessons(ROOT)) + 1
+    assert front.lesson["order"] == 1

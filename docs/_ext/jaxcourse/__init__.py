@@ -29,6 +29,10 @@ Each component lives in its own module:
 - ``catalogue``: the lessons of a source tree, in course order;
 - ``sitebuild``: the sphinx-build command, and publishing a site only on success;
 - ``scheduling``: executed pages balanced over parallel reading processes;
+- ``progress``: a console line per executed page as it finishes;
+- ``shards``: execution spread over machines, and the site assembled from their recordings;
+- ``compat``, ``compatpage``: the course built under other JAX versions, and the verdicts on the site;
+- ``prcomment``, ``linkreport``: the pull-request comment and the link check's issue, for the workflows;
 - ``directives``, ``report``, ``domain``, ``nodes``: site pages and their data;
 - ``extension``: Sphinx's ``setup``, wiring the events to these modules.
 """

@@ -17,7 +17,7 @@ from docutils import nodes
 from myst_nb.sphinx_ import NbMetadataCollector
 from sphinx.application import Sphinx
 
-from . import downloads, failures, figures, header, pagerecord, pages, record, stamps, transcript
+from . import compatpage, downloads, failures, figures, header, pagerecord, pages, progress, record, stamps, transcript
 from .render import RUN_ATTRIBUTE
 
 
@@ -27,10 +27,21 @@ def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
     page = pages.page_being_read(env.docname)
     if page is None:
         return  # a page that executes nothing
+    if page.unrecorded:
+        failures.report(
+            env.docname,
+            1,
+            f"no recording of this page in the shards' recordings ({page.recorded_in}): the --from folders "
+            "lack it, or its code or environment changed since; run its shard again with nox -s execute",
+            subtype="source",
+        )
+        progress.page_finished(app, page.page_id, "not recorded", None)
+        return
     if run is None or run.notebook is None:
         # Not run: the reader could not read it, or its kernel died (jaxcourse.parser reported that).
         for problem in page.problems:
             failures.report(env.docname, problem.line, problem.message, subtype="source")
+        progress.page_finished(app, page.page_id, "failed", None)
         return
     kernel = record.collect(run)
     exec_data = NbMetadataCollector.get_exec_data(env, env.docname) or {}
@@ -42,11 +53,16 @@ def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
     if succeeded:
         figures.check_figures(app, env.docname, doctree, (kernel.verdict or {}).get("figures", []))
     fresh = stamps.ran_in_this_build(kernel.stamp)
+    progress.page_finished(
+        app, page.page_id, ("fresh" if fresh else "reused") if succeeded else "failed", exec_data.get("runtime")
+    )
     links = None
-    if page.lesson and succeeded:
+    # Only a site has the downloads; a link checker would find them missing from the sources.
+    if page.lesson and succeeded and app.builder.format == "html":
         files = downloads.write_downloads(app, page, run, kernel)
         links = downloads.links(app, env.docname, files) if files else None
-    header.insert_header(doctree, page.front.lesson if page.lesson else None, kernel.stamp, fresh, links)
+    versions = compatpage.header_line(app, page.page_id, env.docname)
+    header.insert_header(doctree, page.front.lesson if page.lesson else None, kernel.stamp, fresh, links, versions)
     if page.lesson:
         transcript.fill_recorded_runs(doctree, kernel, succeeded)
     source = Path(env.doc2path(env.docname, base=False)).as_posix()

@@ -16,6 +16,7 @@ from . import (
     __version__,
     accessibility,
     changepage,
+    compatpage,
     downloads,
     executedpage,
     inlinelines,
@@ -25,6 +26,7 @@ from . import (
     options,
     pagesource,
     pagestyles,
+    progress,
     report,
     scheduling,
     stamps,
@@ -105,21 +107,26 @@ def setup(app: Sphinx) -> dict:
     app.add_directive("lesson-index", LessonIndex)
     app.add_directive("execution-report", ExecutionReport)
     app.add_directive("change-report", changepage.ChangeReport)
+    app.add_directive("compatibility-matrix", compatpage.CompatibilityMatrix)
     # After myst_nb's setup: myst-nb's parser, with a dead kernel reported at its page and line.
     app.add_source_parser(CourseParser, override=True)
     app.connect("builder-inited", stamps.note_build_start)
     app.connect("env-before-read-docs", scheduling.balance_chunks)
+    app.connect("env-before-read-docs", progress.start_counting)
     app.connect("source-read", pagesource.on_source_read)
     app.connect("doctree-read", inlinelines.locate_inline_nodes)
     app.connect("doctree-read", executedpage.on_doctree_read)
     app.connect("doctree-read", mathfont.collect_characters)
     app.connect("env-get-outdated", report.pages_to_reread)
     app.connect("env-get-outdated", pagesource.pages_run_in_another_environment)
+    # Before the report's table replaces its placeholder, which marks where the link goes.
+    app.connect("doctree-resolved", compatpage.link_from_report, priority=400)
     app.connect("doctree-resolved", report.on_doctree_resolved)
     app.connect("doctree-resolved", changepage.on_doctree_resolved)
     app.connect("build-finished", report.write_json)
     app.connect("build-finished", changepage.write_files)
     app.connect("build-finished", mathfont.write_font)
+    app.connect("build-finished", compatpage.publish_verdicts)
     app.connect("build-finished", downloads.resolve_download_links)
     app.connect("html-collect-pages", collect_site_pages)
     # After furo (priority 500) has rendered its navigation tree into the context.
@@ -129,5 +136,6 @@ def setup(app: Sphinx) -> dict:
     app.connect("config-inited", options.check)
     app.connect("config-inited", add_static_dir)
     app.connect("config-inited", configure_notebooks)
+    app.connect("config-inited", compatpage.leave_out_page_without_verdicts)
     app.add_css_file("course.css")
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 4}

@@ -114,6 +114,18 @@ def _report_failed_cell(app: Sphinx, page: pages.Page, kernel: record.KernelReco
         summary = timeout_summary(app, page)
     elif error is not None:
         summary = error.summary.splitlines()[0] if error.summary else error.ename
+        cell = kernel.cell(error.cell_index)
+        statement = (
+            failing_assert(cell.source, error.line_in_cell) if cell and error.ename == "AssertionError" else None
+        )
+        if statement:
+            detail = summary.removeprefix("AssertionError").removeprefix(":").strip()
+            summary = f'AssertionError at "{statement}"' + (f": {detail}" if detail else "")
+        elif cell and looks_intended(cell.source, error, _prose_before(page, cell.line)):
+            where = (
+                f"{where}. If this cell is meant to show this error, tag it raises-exception "
+                "(:tags: [raises-exception]): the page then shows the error, and the build fails if it stops raising"
+            )
     else:
         summary = exec_data.get("error") or "the notebook did not run to the end"
     index = error.cell_index if error is not None else kernel.last_started
@@ -124,6 +136,68 @@ def _report_failed_cell(app: Sphinx, page: pages.Page, kernel: record.KernelReco
         cell = kernel.cell(index)
         line = cell.line_of(error.line_in_cell if error is not None else None) if cell else 1
     report(page.docname, line, f"cell failed: {summary}{where}")
+
+
+#: Longest assert statement quoted in a message; a longer one is cut at a word with "...".
+QUOTE_LIMIT = 120
+#: Words in the prose just before a cell that announce an error (the author meant it to raise).
+ANNOUNCES_AN_ERROR = re.compile(r"\b(rais\w*|errors?|exceptions?|fails?|refuses?)\b", re.I)
+#: JAX's own errors for misusing a traced value: what a lesson shows on purpose, almost always.
+JAX_TRACER_ERRORS = {
+    "ConcretizationTypeError",
+    "TracerBoolConversionError",
+    "TracerIntegerConversionError",
+    "TracerArrayConversionError",
+    "UnexpectedTracerError",
+    "KeyReuseError",
+}
+
+
+def failing_assert(source: str, line_in_cell: int | None) -> str | None:
+    """The assert statement of ``source`` (a cell) on ``line_in_cell``, on one line; None if there is none."""
+    import ast
+
+    if line_in_cell is None:
+        return None
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:  # IPython syntax (magics): fall back to the line itself
+        line = source.splitlines()[line_in_cell - 1].strip() if line_in_cell <= len(source.splitlines()) else ""
+        return line if line.startswith("assert ") else None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assert) and node.lineno <= line_in_cell <= (node.end_lineno or node.lineno):
+            statement = " ".join((ast.get_source_segment(source, node) or "").split())
+            if len(statement) > QUOTE_LIMIT:
+                statement = statement[:QUOTE_LIMIT].rsplit(" ", 1)[0] + " ..."
+            return statement
+    return None
+
+
+def looks_intended(source: str, error: record.CellError, prose_before: str) -> bool:
+    """Whether an untagged cell's error looks like one its author meant to show.
+
+    It does when the statement that raised is a ``raise`` of the cell's own, when it is
+    one of JAX's tracer errors, or when the prose just before the cell talks of an error.
+    """
+    lines = source.splitlines()
+    line = lines[error.line_in_cell - 1].strip() if error.line_in_cell and error.line_in_cell <= len(lines) else ""
+    return (
+        line.startswith("raise ") or error.ename in JAX_TRACER_ERRORS or bool(ANNOUNCES_AN_ERROR.search(prose_before))
+    )
+
+
+def _prose_before(page: pages.Page, cell_line: int) -> str:
+    """The paragraph of the page's text that ends just before the cell's fence, if any."""
+    if page.source is None:
+        return ""
+    from .lessonsource import Paragraph
+
+    before = [block for block in page.source.blocks if isinstance(block, Paragraph) and block.line < cell_line]
+    if not before:
+        return ""
+    last = max(before, key=lambda block: block.line)
+    # Only the prose right above the cell: a paragraph sections away does not speak of it.
+    return last.text if cell_line - (last.line + last.text.count("\n")) <= 3 else ""
 
 
 def traceback_report(app: Sphinx, docname: str, traceback: str) -> Path:

@@ -8,9 +8,14 @@ from . import stamps
 
 
 def insert_header(
-    doctree: nodes.document, lesson: dict | None, stamp: dict | None, fresh: bool, download_links: nodes.Node | None
+    doctree: nodes.document,
+    lesson: dict | None,
+    stamp: dict | None,
+    fresh: bool,
+    download_links: nodes.Node | None,
+    versions_line: nodes.Node | None = None,
 ) -> None:
-    """The lesson's metadata (lessons only), then where and when this page ran, under the first title."""
+    """The lesson's metadata (lessons only), where and when this page ran, then other JAX versions' verdicts."""
     section = next(iter(doctree.findall(nodes.section)), None)
     if section is None or not section.children or not isinstance(section[0], nodes.title):
         return
@@ -23,6 +28,8 @@ def insert_header(
         stamp_node = nodes.paragraph("", "", classes=["run-stamp", "fresh" if fresh else "reused"])
         stamp_node += nodes.inline("", stamps.stamp_text(stamp, fresh))
         header += stamp_node
+    if versions_line is not None:
+        header += versions_line
     if download_links is not None:
         header += download_links
     if header.children:

@@ -27,12 +27,39 @@ OPTIONS: dict[str, tuple[object, str, type, str]] = {
         str,
         "A previous build's execution.json; its run times balance executed pages over parallel processes.",
     ),
-    "course_only_page": (
+    "course_only_pages": (
+        [],
+        "env",
+        list,
+        "Docnames (lessons/transforms-04, docs/jit-compilation) to execute, alone: every other executed "
+        "page becomes a title-only page so that links to it still resolve (nox -s lesson, nox -s execute).",
+    ),
+    "course_require_recorded": (
+        False,
+        "env",
+        bool,
+        "Execute nothing: take every executed page's run from the execution cache (nb_execution_cache_path), "
+        "and fail a page that has none there (nox -s docs -- --from DIR).",
+    ),
+    "course_fresh_runs": (
+        [],
+        "env",
+        list,
+        "Runs that this build's shards made ('<page id>@<start time>', from nox -s execute): their pages "
+        "count as executed by this build. nox -s docs -- --from DIR sets it.",
+    ),
+    "course_progress": (
+        False,
         "",
+        bool,
+        "Print one line per executed page as it finishes: k of n, its id, fresh or reused, its run time.",
+    ),
+    "course_compatibility": (
+        "_build/compat.json",
         "env",
         str,
-        "A docname (lessons/transforms-04, docs/jit-compilation): execute only that page; every other "
-        "executed page becomes a title-only page so that links to it still resolve (nox -s lesson).",
+        "The verdicts of nox -s compat, relative to the source dir. When the file exists, the site gets "
+        "the page docs/compatibility.md and each lesson's header lists the JAX versions it passed under.",
     ),
     "course_compare_to": (
         "",

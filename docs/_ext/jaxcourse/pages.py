@@ -38,6 +38,10 @@ class Page:
     #: environment fingerprint, put in the setup cell so the execution cache key holds it
     fingerprint: str
     figures_dir: Path
+    #: the execution cache the page's run must come from, unexecuted (an assembly of shards); None: execute
+    recorded_in: Path | None = None
+    #: set by the reader when ``recorded_in`` holds no run of this page
+    unrecorded: bool = False
     #: the page's blocks, parsed once (by the reader) for the downloads and the cell pairing
     source: lessonsource.LessonSource | None = None
     #: problems the reader found, reported with the page's other problems at doctree-read

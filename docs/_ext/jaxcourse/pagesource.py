@@ -5,8 +5,9 @@
   to the notebook reader. A page whose front matter is invalid is reported at
   its lines and published as a stub, so one bad header gives its own errors
   and no follow-on noise.
-- In a one-page build (``course_only_page``), every other executed page is a
-  title-only stub, so links to it resolve and no kernel starts for it.
+- In a build of chosen pages (``course_only_pages``: ``nox -s lesson``, a shard of
+  ``nox -s execute``), every other executed page is a title-only stub, so links
+  to it resolve and no kernel starts for it.
 - A prose page executes nothing: execution settings or lesson metadata in its
   front matter are reported, never ignored.
 
@@ -41,10 +42,10 @@ def on_source_read(app: Sphinx, docname: str, source: list[str]) -> None:
     if not lesson and not is_myst_markdown_notebook(text):
         report_front_matter(docname, prose_problems(text))
         return
-    only = app.config.course_only_page
-    if only and docname != only:
+    only = app.config.course_only_pages
+    if only and docname not in only:
         source[0] = stub(
-            text, path, "This page is not part of this one-page build; `nox -s docs` builds the whole site."
+            text, path, "This page is not executed by this partial build; `nox -s docs` builds the whole site."
         )
         return
     try:
@@ -75,6 +76,7 @@ def on_source_read(app: Sphinx, docname: str, source: list[str]) -> None:
         settings=frontmatter.execution_settings(front),
         fingerprint=page_fingerprint,
         figures_dir=Path(app.srcdir, app.config.course_figures_dir).resolve(),
+        recorded_in=Path(app.config.nb_execution_cache_path) if app.config.course_require_recorded else None,
     )
     pages.start_reading(pages.Reading(docname, path, page))
 

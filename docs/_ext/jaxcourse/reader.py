@@ -26,14 +26,16 @@ build) is returned with execution turned off, through myst-nb's per-notebook
 
 from __future__ import annotations
 
+import copy
 import os
 import re
+from pathlib import Path
 
 from myst_nb.core.read import MystMetadataParsingError, is_myst_markdown_notebook, read_myst_markdown_notebook
 from myst_parser.config.main import MdParserConfig
 from nbformat import NotebookNode, v4
 
-from . import exercisechecks, lessonsource, pages
+from . import exercisechecks, kernel, lessonsource, pages
 from .frontmatter import Problem
 
 SETUP_TAG = "jaxcourse-setup"
@@ -76,8 +78,26 @@ def read_page(text: str, myst_extensions: list[str] | tuple[str, ...] = ()) -> N
         if not fence.closed
     )
     add_course_cells(notebook, page, cells, len(lines))
+    if page.recorded_in is not None and not has_recorded_run(page.recorded_in, notebook):
+        page.unrecorded = True
+        notebook.metadata.setdefault("mystnb", {}).update(_NOT_RUN)
     page.notebook = notebook
     return notebook
+
+
+def has_recorded_run(cache_path: Path, notebook: NotebookNode) -> bool:
+    """Whether the execution cache holds a run of exactly this notebook (its code and environment)."""
+    from jupyter_cache import get_cache
+
+    # myst-nb caches the notebook it executed, whose kernel is the course's (extension.configure_notebooks).
+    aliased = copy.deepcopy(notebook)
+    if aliased.metadata.get("kernelspec", {}).get("name") == "python3":
+        aliased.metadata["kernelspec"]["name"] = kernel.NAME
+    try:
+        get_cache(cache_path).match_cache_notebook(aliased)
+    except KeyError:
+        return False
+    return True
 
 
 def even_markdown_lines(notebook: NotebookNode, lines: list[str]) -> None:

@@ -10,14 +10,21 @@ from __future__ import annotations
 import datetime
 import time
 
-# When this build started (builder-inited, in the main process; parallel readers inherit it).
-_build = {"started": time.time()}
+# When this build started (builder-inited, in the main process; parallel readers inherit it), and the
+# runs its shards made on other machines, which count as its own (an assembly: nox -s docs -- --from).
+_build: dict = {"started": time.time(), "shard_runs": frozenset()}
 
 REUSE_REASON = "from the execution cache: its code and the build environment are unchanged since that run"
 
 
 def note_build_start(app=None) -> None:
     _build["started"] = time.time()
+    _build["shard_runs"] = frozenset(app.config.course_fresh_runs) if app is not None else frozenset()
+
+
+def run_key(stamp: dict) -> str:
+    """'<page id>@<start time>': one run of one page, as nox -s execute lists its fresh runs."""
+    return f"{stamp['page']}@{stamp_iso(stamp)}"
 
 
 def stamp_seconds(stamp: dict) -> float:
@@ -25,8 +32,11 @@ def stamp_seconds(stamp: dict) -> float:
 
 
 def ran_in_this_build(stamp: dict | None) -> bool:
-    """Whether this build's own kernel took the stamp (else the recording came from a cache)."""
-    return stamp is not None and stamp_seconds(stamp) >= _build["started"]
+    """Whether this build's own kernel, or one of its shards', took the stamp (else the recording came
+    from a cache)."""
+    if stamp is None:
+        return False
+    return stamp_seconds(stamp) >= _build["started"] or run_key(stamp) in _build["shard_runs"]
 
 
 def stamp_time(stamp: dict) -> str:
