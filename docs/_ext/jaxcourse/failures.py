@@ -122,8 +122,8 @@ def _report_failed_cell(app: Sphinx, page: pages.Page, kernel: record.KernelReco
             detail = summary.removeprefix("AssertionError").removeprefix(":").strip()
             summary = f'AssertionError at "{statement}"' + (f": {detail}" if detail else "")
         elif cell and looks_intended(cell.source, error, _prose_before(page, cell.line)):
-            where = (
-                f"{where}. If this cell is meant to show this error, tag it raises-exception "
+            summary = (
+                f"{summary.rstrip('.')}. If this cell is meant to show this error, tag it raises-exception "
                 "(:tags: [raises-exception]): the page then shows the error, and the build fails if it stops raising"
             )
     else:

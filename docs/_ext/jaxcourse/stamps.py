@@ -24,7 +24,7 @@ def note_build_start(app=None) -> None:
 
 def run_key(stamp: dict) -> str:
     """'<page id>@<start time>': one run of one page, as nox -s execute lists its fresh runs."""
-    return f"{stamp['page']}@{stamp_iso(stamp)}"
+    return f"{stamp.get('page')}@{stamp_iso(stamp)}"
 
 
 def stamp_seconds(stamp: dict) -> float:
@@ -36,7 +36,9 @@ def ran_in_this_build(stamp: dict | None) -> bool:
     from a cache)."""
     if stamp is None:
         return False
-    return stamp_seconds(stamp) >= _build["started"] or run_key(stamp) in _build["shard_runs"]
+    if stamp_seconds(stamp) >= _build["started"]:
+        return True
+    return bool(_build["shard_runs"]) and run_key(stamp) in _build["shard_runs"]
 
 
 def stamp_time(stamp: dict) -> str:
