@@ -151,6 +151,8 @@ def compat(session: nox.Session) -> None:
         with session.chdir(folder / "src"):
             site_build(
                 session, folder / "html", "-j", "auto", "-D", "nb_execution_mode=force", "--progress",
+                # The site's run times balance the parallel processes, as they do for nox -s docs.
+                "-D", f"course_runtime_hints={SITE / 'execution.json'}",
                 "--compare-to", str(SITE), bin_dir=bin_dir,
             )  # fmt: skip
         run(session, "python", "-m", "jaxcourse.compat", "record", version, str(folder / "html"), str(verdicts))
