@@ -110,10 +110,12 @@ def test_the_page_shows_lessons_by_versions(builds):
     rows = {row.select("td")[0].get_text(strip=True): [c.get_text(" ", strip=True) for c in row.select("td")[1:]]
             for row in table.select("tbody tr")}  # fmt: skip
     assert set(rows) == {"Stable lesson", "Broken lesson", "docs/page"}
-    assert rows["Stable lesson"] == ["pass", "pass (1 output differ)"]
+    assert rows["Stable lesson"] == ["pass", "pass (1 output differs)"]
     where = builds["verdicts"]["0.10.1"]["broken"]["where"]
     assert rows["Broken lesson"][0] == "pass"
     assert rows["Broken lesson"][1].startswith(f"fail at {where}")
+    message = builds["verdicts"]["0.10.1"]["broken"]["message"]
+    assert message in [code.get_text() for code in table.select("code")]  # verbatim: no smart quotes
     assert table.select_one("a[href]")["href"].endswith(".html")
 
 

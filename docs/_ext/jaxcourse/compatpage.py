@@ -115,14 +115,16 @@ class CompatibilityMatrix(SphinxDirective):
             return nodes.Text("not run")
         if verdict["status"] == "pass":
             changed = verdict.get("changed_outputs", 0)
-            text = "pass" + (f" ({changed} output{'s' if changed != 1 else ''} differ)" if changed else "")
+            text = "pass" + (f" ({changed} output{'s differ' if changed != 1 else ' differs'})" if changed else "")
             return nodes.inline("", text, classes=["compat-pass"])
         cell = nodes.paragraph("", "", classes=["compat-fail"])
         cell += nodes.strong("", "fail")
         cell += nodes.Text(" at ")
         cell += nodes.literal("", verdict["where"])
         if verdict.get("message"):
-            cell += nodes.Text(f": {verdict['message']}")
+            # As the build printed it: a literal, so that no smart quotes or markup touch the code it quotes.
+            cell += nodes.Text(": ")
+            cell += nodes.literal("", verdict["message"])
         return cell
 
     @staticmethod
