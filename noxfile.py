@@ -8,6 +8,7 @@ environment, `.nox/site`, built once from requirements.txt: a second session sta
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import re
@@ -46,7 +47,9 @@ def environment(session: nox.Session, location: Path = SITE_ENV, requirements: s
         session.log(f"Creating the environment {location.relative_to(ROOT)} (once; later sessions reuse it)")
         if uv:
             session.run(uv, "venv", "--quiet", "--python", sys.executable, str(location), external=True)
-        else:
+        elif importlib.util.find_spec("virtualenv"):  # nox's own dependency: it seeds a current pip
+            session.run(sys.executable, "-m", "virtualenv", "--quiet", str(location), external=True)
+        else:  # the standard library's venv seeds the pip bundled with Python, slower to install the pins
             session.run(sys.executable, "-m", "venv", str(location), external=True)
     sources = [ROOT / requirements if not Path(requirements).is_absolute() else Path(requirements)]
     sources += [ROOT / name for name in ENVIRONMENT_FILES[1:]]
