@@ -8,7 +8,8 @@ copyright = "2026, the course authors"
 
 root_doc = "docs/index"
 include_patterns = ["docs/**", "lessons/**"]
-exclude_patterns = ["lessons/_*", "docs/_*/**"]
+# Builds, environments and git hold no pages: excluded, Sphinx does not walk their ~100,000 files.
+exclude_patterns = ["lessons/_*", "docs/_*/**", "_build", ".nox", ".git", "tests", ".github"]
 templates_path = ["docs/_templates"]
 
 extensions = [

@@ -105,3 +105,15 @@ def test_the_font_is_the_same_bytes_for_the_same_characters():
     from jaxcourse.mathfont import subset
 
     assert subset("abc∑") == subset("abc∑") != subset("abc∑ℝ")  # ℝ is not among the letters always kept
+
+
+def test_a_build_reuses_the_font_subset_made_for_the_same_characters(tmp_path):
+    from jaxcourse.mathfont import cached_subset, subset
+
+    first = cached_subset("abc∑", tmp_path)
+    assert first == subset("abc∑")
+    (kept,) = tmp_path.glob("*.woff2")
+    kept.write_bytes(b"from the cache")
+    assert cached_subset("abc∑", tmp_path) == b"from the cache"  # read back, not made again
+    assert cached_subset("abc∑ℝ", tmp_path) == subset("abc∑ℝ")  # other characters, another file
+    assert len(list(tmp_path.glob("*.woff2"))) == 2

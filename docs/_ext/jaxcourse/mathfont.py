@@ -13,8 +13,10 @@ site's ``_static`` folder. Equal characters give byte-identical files.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import io
+import os
 import logging
 from pathlib import Path
 
@@ -106,6 +108,25 @@ def subset(characters: str) -> bytes:
     return buffer.getvalue()
 
 
+def cached_subset(characters: str, cache: Path) -> bytes:
+    """:func:`subset`, kept in ``cache`` by what determines it: a one-page build then skips fontTools' second."""
+    from fontTools import version as fonttools_version
+
+    source = font_source()
+    key = hashlib.sha256(
+        f"{characters}|{BASE}|{source.name}|{source.stat().st_size}|{fonttools_version}".encode()
+    ).hexdigest()
+    path = cache / f"{key[:32]}.woff2"
+    if path.is_file():
+        return path.read_bytes()
+    data = subset(characters)
+    cache.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(f".{os.getpid()}.tmp")  # parallel builds: write, then rename
+    temporary.write_bytes(data)
+    temporary.replace(path)
+    return data
+
+
 def write_font(app: Sphinx, exception: Exception | None) -> None:
     """The subset font, into the site's _static folder (build-finished)."""
     if exception is not None or app.builder.format != "html":
@@ -113,6 +134,6 @@ def write_font(app: Sphinx, exception: Exception | None) -> None:
     used = "".join(sorted(set("".join(app.env.get_domain("course").math_characters.values()))))
     target = Path(app.outdir, "_static", FONT_FILE)
     target.parent.mkdir(parents=True, exist_ok=True)
-    data = subset(used)
+    data = cached_subset(used, Path(app.srcdir, "_build", ".mathfont"))
     if not target.exists() or target.read_bytes() != data:
         target.write_bytes(data)
