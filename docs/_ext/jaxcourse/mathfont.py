@@ -16,8 +16,8 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import io
-import os
 import logging
+import os
 from pathlib import Path
 
 from docutils import nodes
