@@ -9,6 +9,7 @@ reads those pages again when the file changes or disappears.
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 from pathlib import Path
@@ -20,6 +21,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from . import catalogue
 from .compat import version_key
+from .report import table_row
 
 #: The page that shows the matrix; built only when the verdicts exist.
 PAGE = "docs/compatibility"
@@ -33,6 +35,12 @@ def read_verdicts(path: Path) -> dict[str, dict[str, dict]]:
     """version -> page id -> verdict, versions in order; {} when there is no file."""
     if not path.is_file():
         return {}
+    return _parsed(path, path.stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=4)
+def _parsed(path: Path, mtime_ns: int) -> dict[str, dict[str, dict]]:
+    """Read once per process and file version: every executed page's header asks for it."""
     data = json.loads(path.read_text(encoding="utf-8"))
     return {version: data[version] for version in sorted(data, key=version_key)}
 
@@ -97,7 +105,7 @@ class CompatibilityMatrix(SphinxDirective):
         table += group
         group.extend(nodes.colspec(colwidth=1) for _ in range(len(versions) + 1))
         head = nodes.thead()
-        head += self._row([nodes.Text("Page")] + [nodes.Text(f"JAX {version}") for version in versions])
+        head += table_row([nodes.Text("Page")] + [nodes.Text(f"JAX {version}") for version in versions])
         group += head
         body = nodes.tbody()
         for page_id in order:
@@ -105,7 +113,7 @@ class CompatibilityMatrix(SphinxDirective):
             label = titles.get(page_id, page_id)
             name = _doc_link(docname, label, self.env.docname) if docname in self.env.found_docs else nodes.Text(label)
             cells = [name] + [self._verdict(verdicts[version].get(page_id)) for version in versions]
-            body += self._row(cells)
+            body += table_row(cells)
         group += body
         return [table]
 
@@ -126,15 +134,6 @@ class CompatibilityMatrix(SphinxDirective):
             cell += nodes.Text(": ")
             cell += nodes.literal("", verdict["message"])
         return cell
-
-    @staticmethod
-    def _row(cells: list[nodes.Node]) -> nodes.row:
-        row = nodes.row()
-        for cell in cells:
-            entry = nodes.entry()
-            entry += cell if isinstance(cell, nodes.paragraph) else nodes.paragraph("", "", cell)
-            row += entry
-        return row
 
 
 def link_from_report(app: Sphinx, doctree: nodes.document, docname: str) -> None:

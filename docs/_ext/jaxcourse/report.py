@@ -33,7 +33,8 @@ def on_doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> N
         placeholder.replace_self(_table(app, docname, ordered_pages(app)))
 
 
-def _row(cells: list[nodes.Node]) -> nodes.row:
+def table_row(cells: list[nodes.Node]) -> nodes.row:
+    """A docutils table row, one entry per cell (a paragraph as it is, any other node wrapped in one)."""
     row = nodes.row()
     for cell in cells:
         entry = nodes.entry()
@@ -48,7 +49,7 @@ def _table(app: Sphinx, fromdocname: str, pages: list[PageRecord]) -> nodes.tabl
     table += group
     group.extend(nodes.colspec(colwidth=1) for _ in COLUMNS)
     head = nodes.thead()
-    head += _row([nodes.Text(column) for column in COLUMNS])
+    head += table_row([nodes.Text(column) for column in COLUMNS])
     group += head
     body = nodes.tbody()
     for page in pages:
@@ -57,7 +58,7 @@ def _table(app: Sphinx, fromdocname: str, pages: list[PageRecord]) -> nodes.tabl
         link["refuri"] = app.builder.get_relative_uri(fromdocname, page.docname)
         status = "passed" if page.succeeded else f"failed ({page.error or 'no verdict'})"
         runtime = f"{page.runtime:.1f}" if page.runtime is not None else "–"
-        row = _row(
+        row = table_row(
             [
                 link,
                 nodes.Text(status),
