@@ -8,6 +8,7 @@ import sys
 
 import pytest
 from conftest import LESSON_FILES, ROOT
+from jaxcourse.checker import docs_pages
 from tiny import line_of
 
 CHECKER = [sys.executable, "-m", "jaxcourse.checker"]
@@ -21,7 +22,7 @@ def check(*paths, cwd=ROOT):
 def test_every_lesson_passes():
     result = check()
     assert result.returncode == 0, result.stdout + result.stderr
-    assert f"{len(LESSON_FILES)} lessons checked, 0 problems" in result.stderr
+    assert f"{len(LESSON_FILES)} lessons and {len(docs_pages(ROOT))} pages checked, 0 problems" in result.stderr
 
 
 # Each mutation of transforms-04 breaks one rule; (old text, new text, line marker, expected message).
@@ -98,6 +99,25 @@ MUTATIONS = {
         "https://example.com/benchmarking.html",
         r"primary reference https://example.com/benchmarking.html is not a docs.jax.dev page",
     ),
+    # Prose is input too: raw HTML and {raw} reach no page (docs/contributing.md, "Prose is input too").
+    "raw HTML block": (
+        "## The idea\n",
+        "## The idea\n\n<div onclick=\"steal()\">A block of HTML.</div>\n",
+        '<div onclick="steal()">',
+        r"raw HTML '<div onclick=.*' in the page's text is not published .*'\{container\}' directive",
+    ),
+    "inline HTML": (
+        "Compilation prepares a program that can be reused for compatible calls.",
+        "Compilation prepares a program <img src=x onerror=alert(1)> that can be reused.",
+        "<img src=x onerror=alert(1)>",
+        r"raw HTML '<img src=x onerror=alert\(1\)>' in the page's text is not published .*'!\[alt text\]\(path\)'",
+    ),
+    "raw directive": (
+        "## Keep your evidence\n",
+        "## Keep your evidence\n\n```{raw} html\n<script>alert(1)</script>\n```\n",
+        "{raw} html",
+        r"a \{raw\} directive in the page's text is not published",
+    ),
     "ruff finding": (
         "import statistics\n",
         "import statistics\nimport os\n",
@@ -146,6 +166,20 @@ def test_a_longer_closing_fence_closes_its_block(tmp_path):
     (tmp_path / "lessons" / "transforms-04.md").write_text(text, encoding="utf-8")
     result = check(tmp_path / "lessons" / "transforms-04.md", cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_a_docs_page_with_raw_html_fails_at_its_line(tmp_path):
+    """Not only lessons: every page under docs/ is prose a pull request can bring."""
+    page = tmp_path / "docs" / "notes.md"
+    page.parent.mkdir()
+    text = "# Notes\n\nA paragraph,\nthen <iframe src='https://evil.example'></iframe> on its second line.\n"
+    page.write_text(text, encoding="utf-8")
+    result = check(page, cwd=tmp_path)
+    assert result.returncode == 1
+    (found,) = LOCATED.findall(result.stdout) and list(LOCATED.finditer(result.stdout))
+    assert found["path"].endswith("docs/notes.md") and int(found["line"]) == line_of(text, "<iframe")
+    assert "a page embeds no other page" in found["message"]
+    assert "0 lessons and 1 page checked, 1 problem" in result.stderr
 
 
 def test_problems_are_counted(broken):

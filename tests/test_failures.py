@@ -23,11 +23,14 @@ MISTAKES = [
     ("{ref}`no-such-label`", r"undefined label: 'no-such-label'"),
     ("$\\lossfunction(w)$", r"cannot render math '\\\\lossfunction\(w\)': Unknown LaTeX command \"\\lossfunction\""),
     ("```{no-such-directive}", r"Unknown directive type: 'no-such-directive'"),
+    # Prose is input too: raw HTML reaches no page, wherever it stands.
+    ("<img src=x onerror=alert(1)>", r"^raw HTML '<img src=x onerror=alert\(1\)>' in the page's text is not published"),
 ]
 # The reference and the math sit on a paragraph's second line, not its first.
 PROSE = (
     "A paragraph that opens on this line;\nsee {ref}`no-such-label` for more.\n\n"
     "The loss, defined on the next line,\nis $\\lossfunction(w)$ here.\n\n"
+    "An image written as HTML,\n<img src=x onerror=alert(1)> on a second line.\n\n"
     "```{no-such-directive}\nSome content.\n```\n"
 )
 FIGURE_CELL = (
@@ -63,6 +66,7 @@ POSITIONS = {
         + figure(
             "pos-inside-figure",
             caption="A caption that goes on\nwith {ref}`no-such-label` and $\\lossfunction(w)$.\n\n"
+            "A legend that shows\n<img src=x onerror=alert(1)> as HTML.\n\n"
             "```{no-such-directive}\nIn the legend.\n```",
         )
     ),
@@ -276,6 +280,25 @@ CRASHES_AND_OUTPUTS = {
         ),
         [("```{code-cell}", r"^this cell displays a widget view")],
     ),
+    "html-image-without-alt": (
+        lesson(
+            "html-image-without-alt",
+            code_cell("from IPython.display import HTML\n\nHTML('<img src=\"data:image/png;base64,AAAA\">')"),
+        ),
+        [("```{code-cell}", r"^this cell displays HTML with 1 image\(s\) without alt text")],
+    ),
+    "svg-with-entities": (
+        lesson(
+            "svg-with-entities",
+            code_cell(
+                "from IPython.display import display\n\n"
+                "evil = '<!DOCTYPE svg [<!ENTITY a \"b\">]><svg xmlns=\"http://www.w3.org/2000/svg\">&a;</svg>'\n"
+                "display({'image/svg+xml': evil, 'text/plain': 'an SVG'}, raw=True)",
+                alt="An SVG.",
+            ),
+        ),
+        [("```{code-cell}", r"^this cell displays an SVG that declares entities .*, which the site cannot publish")],
+    ),
     "image-without-alt": (
         lesson("image-without-alt", code_cell("import matplotlib.pyplot as plt\n\nplt.plot([1, 2])\nplt.show()")),
         [("```{code-cell}", r"^this cell displays an image \(image/png\) without alt text")],
@@ -348,6 +371,15 @@ DOCS_PAGES = {
         ),
         [("lesson:", r"^'lesson:' is for the lessons in lessons/, and this page is not one")],
     ),
+    # Raw HTML in a prose page, and an SVG file it shows that would run script when opened.
+    "prose-page-with-raw-html": (
+        "---\norphan: true\n---\n\n# Prose\n\nA paragraph.\n\n<div onclick=\"steal()\">\nA block.\n</div>\n\n"
+        "![A square that runs script](square.svg)\n",
+        [
+            ('<div onclick="steal()">', r"^raw HTML '<div onclick=.*' in the page's text is not published"),
+            ("![A square", r"^docs/square\.svg holds an event handler \(onload\) on <svg> \(and 1 more\); the site"),
+        ],
+    ),
     # A prose page executes nothing: execution settings on it are refused at their line.
     "prose-page-with-execution-settings": (
         "---\norphan: true\nexecution:\n  cpu_devices: 4\n---\n\n# Prose\n\nNo cells here.\n",
@@ -364,6 +396,9 @@ def failed(tmp_path_factory):
     (srcdir / "figures" / "figure-not-drawn.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
     for name, (text, _) in DOCS_PAGES.items():
         (srcdir / "docs" / f"{name}.md").write_text(text, encoding="utf-8")
+    (srcdir / "docs" / "square.svg").write_text(
+        "<svg xmlns='http://www.w3.org/2000/svg' onload='steal()'><script>steal()</script><rect width='9'/></svg>"
+    )
     return build(srcdir, "-j", "2")
 
 

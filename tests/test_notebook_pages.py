@@ -36,6 +36,29 @@ DISPLAYS = code_cell(
     f"display(Markdown({HOSTILE_MARKDOWN!r}))\n"
     f"display(HTML({RICH_HTML!r}))"
 )
+# An SVG that runs script when its own address is opened, and LaTeX that would overlay the page and
+# load a background from another host: both are outputs, published inert.
+HOSTILE_SVG = (
+    '<svg xmlns="http://www.w3.org/2000/svg" width="20" height="20" onload="document.title=1">'
+    "<script>document.title=2</script>"
+    '<rect width="20" height="20" fill="#0072b2" onclick="steal()"/>'
+    '<image href="https://evil.example/pixel.png"/></svg>'
+)
+HOSTILE_LATEX = (
+    r"$$\style{position:fixed;inset:0;background:#fff url(https://evil.example/bg.png)}{x}"
+    r" + \href{javascript:steal()}{y}$$"
+)
+RICH_OUTPUTS = code_cell(
+    "from IPython.display import SVG, Latex, display\n\n"
+    f"display(SVG({HOSTILE_SVG!r}), metadata={{'image/svg+xml': {{}}}})\n"
+    f"display(Latex({HOSTILE_LATEX!r}))",
+    alt="A blue square.",
+)
+# Saved widget state would make myst-nb load scripts from a CDN: the page loads none.
+WIDGET_STATE = (
+    "widgets:\n  application/vnd.jupyter.widget-state+json:\n    version_major: 2\n    version_minor: 0\n"
+    "    state:\n      abc:\n        model_name: IntSliderModel\n"
+)
 PLOT = (
     "```{code-cell} ipython3\n---\nmystnb:\n  image:\n    alt: A rising line from 1 to 2.\n---\n"
     "import matplotlib.pyplot as plt\n\nplt.plot([1, 2])\nplt.show()\n```\n"
@@ -45,11 +68,22 @@ PAGES = {
     "devices": notebook_page(
         "A page with devices", code_cell("import jax\n\nprint('devices:', len(jax.devices()))")
     ).replace("orphan: true\n", "orphan: true\nexecution:\n  cpu_devices: 4\n"),
-    "outputs": notebook_page("A page that displays things", DISPLAYS + "\n" + PLOT),
+    "outputs": notebook_page("A page that displays things", DISPLAYS + "\n" + PLOT + "\n" + RICH_OUTPUTS).replace(
+        "orphan: true\n", "orphan: true\n" + WIDGET_STATE
+    ),
     # A relative path in a cell is the kernel's scratch folder, never the checkout.
     "writes": notebook_page(
         "A page that writes a file", code_cell("with open('stray.txt', 'w') as out:\n    out.write('x')")
     ),
+}
+# The only inline scripts a page may hold: furo's line that sets the colour theme before the page
+# paints, and sphinx-togglebutton's settings. Anything else inline would have come from a page.
+THEME_INLINE_SCRIPTS = {
+    'document.body.dataset.theme = localStorage.getItem("theme") || "auto";',
+    "let toggleHintShow = 'Click to show';",
+    "let toggleHintHide = 'Click to hide';",
+    "let toggleOpenOnPrint = 'true';",
+    "var togglebuttonSelector = '.toggle, .admonition.dropdown';",
 }
 LESSON = lesson("shown-values", code_cell("print('printed')\n6 * 7"))
 
@@ -120,7 +154,44 @@ def test_the_markup_libraries_emit_survives(site):
 
 def test_an_image_output_takes_its_alt_text_from_the_cell_metadata(site):
     images = article(site, "docs/outputs").select(".cell_output img[src]")  # the hostile one lost its source
-    assert [image["alt"] for image in images] == ["A rising line from 1 to 2."]
+    assert [image["alt"] for image in images] == ["A rising line from 1 to 2.", "A blue square."]
+
+
+def test_an_svg_output_is_published_drawn_but_unable_to_run_or_load(site):
+    images = article(site, "docs/outputs").select(".cell_output img[src]")
+    (image,) = [img for img in images if img["src"].endswith(".svg")]
+    published = (site.outdir / "docs" / image["src"]).resolve().read_text(encoding="utf-8")
+    assert '<rect width="20" height="20" fill="#0072b2"' in published  # still draws
+    for forbidden in ("<script", "onload", "onclick", "evil.example", "document.title"):
+        assert forbidden not in published, forbidden
+
+
+def test_a_latex_output_cannot_restyle_the_page_or_link_away(site):
+    (math,) = article(site, "docs/outputs").select(".cell_output math")
+    assert math.get_text(strip=True) == "x+y"
+    for element in [math, *math.find_all(True)]:
+        assert not {"style", "href", "class"} & set(element.attrs), element
+
+
+def test_no_built_page_or_image_can_run_script_from_an_output(site):
+    """Over the whole site: no script or handler came from an output, and no page loads a script from outside."""
+    handler = re.compile(r"\son[a-z]+\s*=", re.IGNORECASE)
+    for path in site.outdir.rglob("*.svg"):
+        text = path.read_text(encoding="utf-8")
+        assert "<script" not in text and not handler.search(text), path.name
+    from bs4 import BeautifulSoup
+
+    for path in site.outdir.rglob("*.html"):
+        soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+        for element in soup.find_all(True):
+            assert not [name for name in element.attrs if name.lower().startswith("on")], (path.name, element)
+        for script in soup.find_all("script"):
+            # The theme's and extensions' own scripts from _static, and their inline settings; no widget state.
+            if script.get("src"):
+                source = script["src"].replace("../", "")
+                assert source.startswith("_static/") or source == "searchindex.js", (path.name, script)
+            else:
+                assert script.get_text(strip=True) in THEME_INLINE_SCRIPTS, (path.name, script)
 
 
 def test_displayed_values_are_recorded_with_what_was_printed(site):

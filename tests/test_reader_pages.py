@@ -179,7 +179,13 @@ def test_no_page_loads_anything_from_outside_the_site(course_site):
             or "preload" in (tag.get("rel") or [])
             or "icon" in (tag.get("rel") or [])
         ]
-        external = [url for url in loads if url and outside.match(url)]
+        # An inline style loads too (a background image, a font): no url() in any style attribute leaves the site.
+        loads += [
+            address
+            for tag in soup.find_all(style=True)
+            for address in re.findall(r"url\(\s*['\"]?([^'\")]+)", tag["style"], re.I)
+        ]
+        external = [url for url in loads if url and outside.match(url.strip())]
         assert not external, f"{path.relative_to(course_site.outdir)} loads {external}"
     for css in (course_site.outdir / "_static").rglob("*.css"):
         text = css.read_text(encoding="utf-8", errors="replace")

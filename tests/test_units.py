@@ -69,7 +69,7 @@ def test_sanitized_html_keeps_what_libraries_emit():
 def test_markdown_renders_without_raw_html_or_directives():
     html = sanitize.markdown("# Title\n\n<b>raw</b> and `code`\n\n```{danger}\nx\n```")
     assert "<h1>Title</h1>" in html and "&lt;b&gt;raw&lt;/b&gt;" in html and "<code>code</code>" in html
-    assert "danger" in html and "admonition" not in html
+    assert "<pre><code>x\n</code></pre>" in html and "admonition" not in html  # a code block, not a directive
 
 
 # --- stamps -----------------------------------------------------------------------------------------------------
@@ -393,10 +393,139 @@ def test_plain_code_spans_are_unwrapped_and_coloured_ones_kept():
 
 
 def test_displayed_text_is_made_readable_on_its_own_background():
-    from jaxcourse.runtime import contrast_ratio
+    from jaxcourse.colours import contrast_ratio
 
     pale = sanitize.html('<span style="color: #ffffff; background-color: #de9ed6">CPU 4,5</span>')
     assert pale == '<span style="color:#000000;background-color:#de9ed6">CPU 4,5</span>'
     assert contrast_ratio("#000000", "#de9ed6") >= 4.5
     dark = '<span style="color:#ffffff;background-color:#393b79">CPU 0,1</span>'
     assert sanitize.html(dark) == dark  # already readable: untouched
+
+
+# --- inline styles, classes and images in HTML outputs ---------------------------------------------------------
+
+
+def test_a_style_is_read_as_declarations_not_as_text():
+    """A ';' inside a quoted font name does not split the declaration; text that looks like a style stays text."""
+    quoted = sanitize.html(
+        '<span style="font-family:&quot;X;Y&quot;;color:#fff;background-color:#fff">t</span><p>style="color:#fff"</p>'
+    )
+    assert 'color:#000000;background-color:#fff' in quoted  # the contrast fix still sees both colours
+    assert '<p>style="color:#fff"</p>' in quoted  # a paragraph's text is never rewritten
+
+
+@pytest.mark.parametrize(
+    "style",
+    [
+        "margin:-2000px",
+        "font-size:90px",
+        "width:5000px",
+        "padding:calc(-10px)",
+        "position:fixed;inset:0",
+        "background-color:#fff;background-image:url(https://evil.example/p.png)",
+        "color:expression(alert(1))",
+        "font-family:x\\,y",
+        "color:var(--site-warning)",
+    ],
+)
+def test_an_output_cannot_move_grow_or_load_with_its_style(style):
+    clean = sanitize.html(f'<div style="{style}">x</div>')
+    for forbidden in ("-2000", "90px", "5000", "calc", "position", "inset", "url(", "expression", "\\", "var("):
+        assert forbidden not in clean, (style, clean)
+
+
+def test_bounded_styles_survive():
+    style = "padding:4px;margin:0 2px;font-size:1.2em;width:50%;border:1px solid #ccc"
+    assert f'style="{style}"' in sanitize.html(f'<div style="{style}">x</div>')
+
+
+def test_an_output_keeps_only_the_classes_it_may_use():
+    clean = sanitize.html('<div class="admonition warning">Fake warning</div><table class="dataframe x"></table>')
+    assert "admonition" not in clean and "warning" not in clean.split(">", 1)[0]
+    assert 'class="dataframe"' in clean
+
+
+def test_images_in_html_outputs_are_counted_without_alt():
+    assert sanitize.images_without_alt('<img src="a.png"><img src="b.png" alt=" "><img src="c.png" alt="C">') == 2
+
+
+def test_a_downloads_html_is_never_replaced_by_its_markdown():
+    from jaxcourse.downloads import safe_data
+
+    both = safe_data({"text/html": "<b>the page's</b>", "text/markdown": "**other**", "text/plain": "x"})
+    assert both["text/html"] == "<b>the page's</b>"
+    assert safe_data({"text/markdown": "**only**"})["text/html"] == "<p><strong>only</strong></p>\n"
+
+
+# --- SVG --------------------------------------------------------------------------------------------------------
+
+HOSTILE_SVG = (
+    '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" onload="alert(1)">'
+    "<script>alert(2)</script>"
+    '<rect width="10" height="10" onclick="x()" style="fill:url(https://evil.example/a.png)"/>'
+    '<foreignObject><div xmlns="http://www.w3.org/1999/xhtml">x</div></foreignObject>'
+    '<a xlink:href="javascript:alert(3)"><text>t</text></a>'
+    '<use xlink:href="https://evil.example/s.svg#a"/><image href="https://evil.example/p.png"/>'
+    "<style>@import url(https://evil.example/s.css);</style>"
+    '<h:script xmlns:h="http://www.w3.org/1999/xhtml">alert(4)</h:script>'
+    '<set attributeName="href" to="javascript:alert(5)"/>'
+    '<circle r="2" fill="url(#ok)" clip-path="url(#clip)"/></svg>'
+)
+
+
+def test_an_svg_output_keeps_drawing_and_loses_what_runs_or_loads():
+    from jaxcourse import safesvg
+
+    found = safesvg.problems(HOSTILE_SVG)
+    assert len(found) == 11, found
+    clean = safesvg.clean(HOSTILE_SVG)
+    for forbidden in ("script", "onload", "onclick", "evil.example", "foreignObject", "javascript", "@import", "<set"):
+        assert forbidden not in clean, (forbidden, clean)
+    assert '<circle r="2" fill="url(#ok)" clip-path="url(#clip)" />' in clean
+    assert safesvg.problems(clean) == []
+
+
+def test_an_svg_with_entities_or_that_is_not_svg_is_refused():
+    from jaxcourse import safesvg
+
+    for text in (
+        '<!DOCTYPE svg [<!ENTITY a "b">]><svg xmlns="http://www.w3.org/2000/svg">&a;</svg>',
+        "<svg xmlns='http://www.w3.org/2000/svg'><unclosed></svg>",
+        "<html xmlns='http://www.w3.org/1999/xhtml'><script>alert(1)</script></html>",
+    ):
+        with pytest.raises(safesvg.UnsafeSvg):
+            safesvg.clean(text)
+
+
+def test_every_committed_figure_is_already_safe():
+    """matplotlib's own SVG passes unchanged, so the published-SVG check can hold the figures to it."""
+    from conftest import ROOT
+    from jaxcourse import safesvg
+
+    figures = sorted((ROOT / "figures").glob("*.svg"))
+    assert figures
+    for path in figures:
+        assert safesvg.problems(path.read_text(encoding="utf-8")) == [], path.name
+
+
+# --- raw HTML in prose ------------------------------------------------------------------------------------------
+
+
+def test_raw_html_in_prose_is_found_at_its_line_wherever_it_stands():
+    from jaxcourse import rawhtml
+
+    text = (
+        "---\nfront: matter\n---\n# T\n\nA paragraph with <b onclick='x()'>bold</b>\n"
+        "and <img src=x onerror=alert(1)> on its second line.\n\n<div>\nblock\n</div>\n\n"
+        "```{raw} html\n<script>alert(1)</script>\n```\n\n"
+        "```{admonition} Inside\n:class: dropdown\n\nAn <iframe src='https://x'></iframe> here.\n```\n\n"
+        "```{code-cell} ipython3\nprint('<b>')\n```\n\nNot HTML: `<b>`, <https://x.example> and a < b.\n"
+    )
+    found = [(item.line, item.message.split(" in the page")[0]) for item in rawhtml.find_in_page(text)]
+    lines = text.splitlines()
+    assert [line for line, _ in found] == [
+        next(number for number, line in enumerate(lines, 1) if needle in line)
+        for needle in ("<b onclick", "<img", "<div>", "{raw} html", "<iframe")
+    ]
+    assert found[1][1] == "raw HTML '<img src=x onerror=alert(1)>'"
+    assert found[3][1] == "a {raw} directive"

@@ -12,6 +12,8 @@ from __future__ import annotations
 import functools
 import http.server
 import json
+import os
+import re
 import shutil
 import socket
 import subprocess
@@ -101,6 +103,179 @@ def test_the_comment_is_posted_without_running_the_pull_requests_code():
     steps = comment["jobs"]["comment"]["steps"]
     assert not any(step.get("uses", "").startswith("actions/checkout") for step in steps)
     assert prcomment.MARKER in steps[-1]["with"]["script"]
+    # One pull request's comments in order; the group is named by the run's head, not by the artifact.
+    assert "head_repository.full_name" in comment["concurrency"]["group"]
+
+
+# --- Permissions: write tokens only where no project code runs --------------------------------------------------
+
+#: What runs the project's (or a pull request's) code, or code it installs, in a step.
+PROJECT_CODE = re.compile(r"\b(nox|python3?|pip|pytest|sphinx-build)\b|\.ci/|PYTHONPATH|\./")
+
+
+def writes(permissions) -> list[str]:
+    if permissions in ("write-all",):
+        return ["everything"]
+    if not isinstance(permissions, dict):
+        return []
+    return sorted(scope for scope, level in permissions.items() if level == "write")
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda path: path.name)
+def test_a_workflow_reads_by_default(path):
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    assert data.get("permissions") == {"contents": "read"}, "set 'permissions: contents: read' at the top"
+
+
+def runs_project_code(job: dict) -> list[str]:
+    found = []
+    for step in job.get("steps", []):
+        uses = step.get("uses", "")
+        if uses.startswith("actions/checkout"):
+            found.append("a checkout of the repository")
+        if uses.startswith("./"):
+            found.append(f"the local action {uses}")
+        if PROJECT_CODE.search(step.get("run", "")):
+            found.append(f"the step {step.get('name') or step['run'][:40]!r}")
+    return found
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda path: path.name)
+def test_only_jobs_without_project_code_hold_write_permissions(path):
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    for name, job in data["jobs"].items():
+        if scopes := writes(job.get("permissions")):
+            assert not runs_project_code(job), f"{name} can write {scopes} and runs {runs_project_code(job)}"
+
+
+def test_the_write_tokens_are_where_they_are_needed():
+    """The jobs that publish, post and file hold their write scopes; nothing else does."""
+    held = {
+        (path.name, name): writes(job.get("permissions"))
+        for path in WORKFLOWS
+        for name, job in yaml.safe_load(path.read_text(encoding="utf-8"))["jobs"].items()
+        if writes(job.get("permissions"))
+    }
+    assert held == {
+        ("pages.yml", "notebooks"): ["contents"],
+        ("pages.yml", "deploy"): ["id-token", "pages"],
+        ("pr-comment.yml", "comment"): ["pull-requests"],
+        ("links.yml", "report"): ["issues"],
+    }
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda path: path.name)
+def test_no_checkout_keeps_its_token_and_no_token_sits_in_a_url(path):
+    text = path.read_text(encoding="utf-8")
+    for job in yaml.safe_load(text)["jobs"].values():
+        for step in job.get("steps", []):
+            if step.get("uses", "").startswith("actions/checkout"):
+                assert step.get("with", {}).get("persist-credentials") is False, step
+    assert not re.search(r"https://[^\s\"']*:\$\{\{\s*(github\.token|secrets\.)", text)
+    assert "x-access-token:${{" not in text
+
+
+def test_the_dispatch_input_is_checked_before_it_becomes_an_output():
+    plan = workflow("pages.yml")["jobs"]["plan"]
+    step = next(step for step in plan["steps"] if step.get("id") == "versions")
+    script = step["run"]
+    assert "${{" not in script  # the input arrives through the environment, never pasted into the script
+    env = {**os.environ, "REQUESTED": '["0.10.1"]\nshards=["1/1"]', "GITHUB_OUTPUT": os.devnull}
+    result = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode != 0 and "not a JSON list of JAX versions" in result.stderr
+    good = subprocess.run(
+        ["bash", "-c", script], env={**env, "REQUESTED": '["0.10.1", "0.9.0"]'}, capture_output=True, text=True
+    )
+    assert good.returncode == 0, good.stderr
+
+
+# --- The comment job's script, run under Node with a fake GitHub -------------------------------------------------
+
+HARNESS = Path(__file__).parent / "github_script.js"
+BOT = {"login": "github-actions[bot]", "type": "Bot"}
+
+
+def node() -> str:
+    found = shutil.which("node")
+    assert found, "Node.js runs the workflow's github-script in this test (.ci/run installs it)"
+    return found
+
+
+def comment_world(*, number: int = 7, head_sha: str = "abc123", comments=None) -> dict:
+    fork = {"full_name": "alice/jax-executed", "owner": {"login": "alice"}}
+    pulls = [
+        {"number": number, "state": "open", "head": {"sha": head_sha, "ref": "fix-typo", "repo": fork}},
+        # Another contributor's pull request, which a poisoned artifact would aim at.
+        {"number": 9, "state": "open", "head": {"sha": "fff999", "ref": "other", "repo": {
+            "full_name": "bob/jax-executed", "owner": {"login": "bob"}}}},
+    ]  # fmt: skip
+    return {
+        "repo": {"owner": "jax-executed", "repo": "jax-executed"},
+        "payload": {
+            "workflow_run": {"id": 42, "head_sha": "abc123", "head_branch": "fix-typo", "head_repository": fork}
+        },
+        "pulls": pulls,
+        "comments": comments or {},
+    }
+
+
+def run_comment_job(tmp_path, world: dict, *, number: str, body: str) -> dict:
+    script = workflow("pr-comment.yml")["jobs"]["comment"]["steps"][-1]["with"]["script"]
+    (tmp_path / "script.js").write_text(script, encoding="utf-8")
+    (tmp_path / "world.json").write_text(json.dumps(world), encoding="utf-8")
+    (tmp_path / "comment").mkdir()
+    (tmp_path / "comment" / "number").write_text(number, encoding="utf-8")
+    (tmp_path / "comment" / "comment.md").write_text(body, encoding="utf-8")
+    result = subprocess.run(
+        [node(), str(HARNESS), "script.js", "world.json"], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def writes_made(result: dict) -> list:
+    return [call for call in result["calls"] if call[0] in ("issues.createComment", "issues.updateComment")]
+
+
+def test_the_comment_goes_to_the_pull_request_the_run_built(tmp_path):
+    result = run_comment_job(tmp_path, comment_world(), number="7", body=prcomment.MARKER + "\nAll pages unchanged.")
+    ((method, params),) = writes_made(result)
+    assert method == "issues.createComment" and params["issue_number"] == 7
+    assert params["body"] == prcomment.MARKER + "\nAll pages unchanged."
+
+
+def test_a_poisoned_artifact_naming_another_pull_request_changes_nothing(tmp_path):
+    mine = {"id": 5, "user": BOT, "body": prcomment.MARKER + "\nthe real report"}
+    world = comment_world(comments={"9": [mine]})
+    result = run_comment_job(tmp_path, world, number="9", body=prcomment.MARKER + "\nSpam for #9.")
+    assert writes_made(result) == []
+    assert "names pull request \"9\"" in result["failed"] and "#7" in result["failed"]
+    assert not any(call[0] == "issues.listComments" for call in result["calls"])
+
+
+def test_a_run_whose_commit_is_no_longer_the_pull_requests_head_posts_nothing(tmp_path):
+    result = run_comment_job(tmp_path, comment_world(head_sha="new456"), number="7", body="report")
+    assert writes_made(result) == [] and "nothing posted" in result["notices"][0]
+
+
+def test_only_this_workflows_own_comment_is_replaced(tmp_path):
+    impostor = {"id": 1, "user": {"login": "other-app[bot]", "type": "Bot"}, "body": prcomment.MARKER + "\nfake"}
+    person = {"id": 2, "user": {"login": "alice", "type": "User"}, "body": prcomment.MARKER + "\nquoted"}
+    ours = {"id": 3, "user": BOT, "body": prcomment.MARKER + "\nold report"}
+    result = run_comment_job(
+        tmp_path, comment_world(comments={"7": [impostor, person, ours]}), number="7", body="new report"
+    )
+    ((method, params),) = writes_made(result)
+    assert method == "issues.updateComment" and params["comment_id"] == 3
+    assert params["body"] == prcomment.MARKER + "\nnew report"
+
+
+def test_the_body_is_data_capped_and_marked_once(tmp_path):
+    body = "@maintainers look " + prcomment.MARKER + " here\n" + "x" * 70_000
+    ((_, params),) = writes_made(run_comment_job(tmp_path, comment_world(), number="7", body=body))
+    assert len(params["body"]) == 65536
+    assert params["body"].count(prcomment.MARKER) == 1 and params["body"].startswith(prcomment.MARKER)
+    assert "@maintainers" not in params["body"] and "@\u200bmaintainers" in params["body"]
 
 
 # --- The pull-request comment, from a real change report -------------------------------------
@@ -257,3 +432,9 @@ def test_the_report_command_exits_1_when_a_link_is_broken(link_results):
     assert (out / "issue.md").read_text(encoding="utf-8") == linkreport.issue_body(
         linkreport.read_results(out / "output.json")
     )
+
+
+def test_the_link_report_job_files_under_the_title_the_report_uses():
+    report = workflow("links.yml")["jobs"]["report"]
+    (step,) = [step for step in report["steps"] if "run" in step]
+    assert step["env"]["TITLE"] == linkreport.TITLE

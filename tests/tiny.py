@@ -28,8 +28,10 @@ def lesson(lesson_id: str, body: str, *, title: str = "A tiny lesson", extra: st
     return FRONT_MATTER.format(id=lesson_id, title=title, extra=extra) + f"\n# {title}\n\n" + body
 
 
-def code_cell(source: str) -> str:
-    return f"```{{code-cell}} ipython3\n{source}\n```\n"
+def code_cell(source: str, *, alt: str | None = None) -> str:
+    """A code cell; with ``alt``, the alt text of the image it displays (myst-nb's cell metadata)."""
+    options = f"---\nmystnb:\n  image:\n    alt: {alt}\n---\n" if alt else ""
+    return f"```{{code-cell}} ipython3\n{options}{source}\n```\n"
 
 
 def line_of(text: str, needle: str) -> int:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import yaml
 
-from . import catalogue, exercisechecks, frontmatter, lessonsource
+from . import catalogue, exercisechecks, frontmatter, lessonsource, rawhtml
 from .frontmatter import Problem
 from .lessonsource import Fence, Heading, LessonSource, Paragraph
 
@@ -346,7 +346,21 @@ def check_lesson(path: Path, source: LessonSource | None = None) -> list[Problem
     problems += check_cells(source)
     problems += check_figures(source)
     problems += check_references(source)
+    problems += check_prose(source)
     return problems
+
+
+def check_prose(source: LessonSource) -> list[Problem]:
+    """Raw HTML and {raw} directives in a page's text, each at its line (jaxcourse.rawhtml)."""
+    return [Problem(found.line, found.message) for found in rawhtml.find_in_page("\n".join(source.lines))]
+
+
+def docs_pages(root: Path) -> list[Path]:
+    """The MyST pages under docs/ that Sphinx builds (none in docs/_*: templates, static files, the extension)."""
+    docs = root / "docs"
+    return sorted(
+        path for path in docs.rglob("*.md") if not any(part.startswith("_") for part in path.relative_to(docs).parts)
+    )
 
 
 def code_only(source: LessonSource) -> str:
@@ -379,8 +393,13 @@ def ruff_problems(sources: dict[Path, LessonSource]) -> dict[Path, list[Problem]
 
 def lesson_paths(root: Path, names: list[str]) -> list[Path]:
     if not names:
-        return catalogue.lesson_files(root)
+        return catalogue.lesson_files(root) + docs_pages(root)
     return [Path(name) if name.endswith(".md") else root / catalogue.LESSONS_DIR / f"{name}.md" for name in names]
+
+
+def is_lesson_file(root: Path, path: Path) -> bool:
+    absolute = path if path.is_absolute() else root / path
+    return absolute.parent.resolve() == (root / catalogue.LESSONS_DIR).resolve() and not path.name.startswith("_")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -391,14 +410,19 @@ def main(argv: list[str] | None = None) -> int:
     for path in missing:
         print(f"{path}: no such lesson file", file=sys.stderr)
     sources = {path: lessonsource.parse(path.read_text(encoding="utf-8")) for path in paths if path.exists()}
-    from_ruff = ruff_problems(sources)
+    lessons = {path: source for path, source in sources.items() if is_lesson_file(root, path)}
+    from_ruff = ruff_problems(lessons)
     total = len(missing)
     for path, source in sources.items():
         shown = path.relative_to(root) if path.is_absolute() and path.is_relative_to(root) else path
-        for problem in sorted(check_lesson(path, source) + from_ruff[path], key=lambda problem: problem.line):
+        found = check_lesson(path, source) + from_ruff[path] if path in lessons else check_prose(source)
+        for problem in sorted(found, key=lambda problem: problem.line):
             print(f"{shown}:{problem.line}: {problem.message}")
             total += 1
-    checked = f"{len(sources)} lesson{'s' if len(sources) != 1 else ''}"
+    others = len(sources) - len(lessons)
+    checked = f"{len(lessons)} lesson{'s' if len(lessons) != 1 else ''}"
+    if others:
+        checked += f" and {others} page{'s' if others != 1 else ''}"
     print(f"{checked} checked, {total} problem{'s' if total != 1 else ''}", file=sys.stderr)
     return 1 if total else 0
 

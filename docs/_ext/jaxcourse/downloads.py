@@ -35,7 +35,7 @@ from docutils import nodes
 from nbformat import NotebookNode
 from sphinx.application import Sphinx
 
-from . import exercisechecks, notebookmarkdown, pages, record, sanitize, stamps
+from . import exercisechecks, notebookmarkdown, pages, record, safesvg, sanitize, stamps
 from .reader import SETUP_TAG, VERDICT_TAG
 from .render import REFUSED, ExecutedRun, error_line, without_machine_paths
 from .runtime import DEVICE_COUNT_FLAG, RECORD_MIME
@@ -88,13 +88,24 @@ def version_check_cell(stamp: dict) -> NotebookNode:
 
 
 def safe_data(data: dict) -> dict:
-    """A display's data as the page published it: sanitized HTML and markdown, no scripts, no records."""
+    """A display's data as the page published it: sanitized HTML, markdown and SVG, no scripts, no records.
+
+    A display's markdown stands in for its HTML only when it has none, as on the page, whose HTML
+    builder prefers ``text/html`` to ``text/markdown``; an SVG that cannot be made safe is left out.
+    """
+    text = {kind: "".join(value) if isinstance(value, list) else value for kind, value in data.items()}
     kept = {}
     for kind, value in data.items():
         if kind == "text/html":
-            kept[kind] = sanitize.html("".join(value) if isinstance(value, list) else value)
+            kept[kind] = sanitize.html(text[kind])
         elif kind == "text/markdown":
-            kept["text/html"] = sanitize.markdown("".join(value) if isinstance(value, list) else value)
+            if "text/html" not in data:
+                kept["text/html"] = sanitize.markdown(text[kind])
+        elif kind == "image/svg+xml":
+            try:
+                kept[kind] = safesvg.clean(text[kind])
+            except safesvg.UnsafeSvg:
+                continue
         elif kind not in REFUSED and kind != RECORD_MIME:
             kept[kind] = value
     return kept

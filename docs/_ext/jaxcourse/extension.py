@@ -27,6 +27,8 @@ from . import (
     pagesource,
     pagestyles,
     progress,
+    publishcheck,
+    rawhtml,
     report,
     scheduling,
     stamps,
@@ -73,6 +75,9 @@ def configure_notebooks(app: Sphinx, config) -> None:
         raise ConfigError(problem)
     config.nb_kernel_rgx_aliases = {"python3": kernel.NAME, **config.nb_kernel_rgx_aliases}
     config.nb_render_plugin = "jaxcourse"
+    # Widget state in a notebook would make myst-nb load require.js and the widget manager from a CDN;
+    # the course shows no widgets (the renderer refuses their views), so it loads neither.
+    config.nb_ipywidgets_js = {}
     # Every .md page is read by the course's reader (myst-nb's documented hook), which adds the hidden cells.
     reader = ("jaxcourse.reader.read_page", {"myst_extensions": sorted(config.myst_enable_extensions)}, False)
     config.nb_custom_formats = {**config.nb_custom_formats, ".md": reader}
@@ -115,6 +120,9 @@ def setup(app: Sphinx) -> dict:
     app.connect("env-before-read-docs", progress.start_counting)
     app.connect("source-read", pagesource.on_source_read)
     app.connect("doctree-read", inlinelines.locate_inline_nodes)
+    # After the inline nodes have their lines: raw HTML in a page's text is reported where it stands.
+    app.connect("doctree-read", rawhtml.refuse_in_doctree)
+    app.connect("doctree-read", publishcheck.check_shown_svgs)
     app.connect("doctree-read", executedpage.on_doctree_read)
     app.connect("doctree-read", mathfont.collect_characters)
     app.connect("env-get-outdated", report.pages_to_reread)
@@ -123,11 +131,13 @@ def setup(app: Sphinx) -> dict:
     app.connect("doctree-resolved", compatpage.link_from_report, priority=400)
     app.connect("doctree-resolved", report.on_doctree_resolved)
     app.connect("doctree-resolved", changepage.on_doctree_resolved)
+    app.connect("doctree-resolved", rawhtml.sanitize_resolved)
     app.connect("build-finished", report.write_json)
     app.connect("build-finished", changepage.write_files)
     app.connect("build-finished", mathfont.write_font)
     app.connect("build-finished", compatpage.publish_verdicts)
     app.connect("build-finished", downloads.resolve_download_links)
+    app.connect("build-finished", publishcheck.check_published_svgs)
     app.connect("html-collect-pages", collect_site_pages)
     # After furo (priority 500) has rendered its navigation tree into the context.
     app.connect("html-page-context", accessibility.on_html_page_context, priority=600)

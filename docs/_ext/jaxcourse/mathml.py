@@ -6,7 +6,8 @@ environments real tutorials use (``array``, ``align``, ``aligned``, ``split``,
 matrices, ``cases``); docutils' own converter refuses several of them. The
 tree is then made safe and portable here:
 
-- Only MathML Core elements and attributes are kept, and the tree is
+- Only MathML Core elements and attributes are kept (never an incoming
+  ``style``, ``href`` or ``class``), and the tree is
   serialized by ElementTree, which escapes text: ``\\text{<script>}`` stays
   text. A LaTeX command the converter does not know (it would print
   ``\\foo`` as a variable) and unbalanced braces raise ``MathError``, so a
@@ -47,8 +48,11 @@ ELEMENTS = {
 ATTRIBUTES = {
     "display", "mathvariant", "stretchy", "fence", "form", "separator", "largeop", "movablelimits", "symmetric",
     "accent", "accentunder", "lspace", "rspace", "minsize", "maxsize", "width", "height", "depth", "voffset",
-    "scriptlevel", "displaystyle", "linethickness", "columnspan", "rowspan", "notation", "style",
+    "scriptlevel", "displaystyle", "linethickness", "columnspan", "rowspan", "notation",
 }  # fmt: skip
+# Never kept from any source, prose or output: ``style`` (\style{position:fixed;...} would overlay the
+# page and load a background from anywhere), ``href`` (a link to anywhere) and ``class`` (the site's own
+# looks). The course's table rules and alignment are set as styles after cleaning (_draw_table_rules).
 TABLE_ATTRIBUTES = ("columnalign", "rowlines", "columnlines", "frame", "rowspacing", "columnspacing", "rowalign")
 RULE = "1px solid currentcolor"
 _UNKNOWN_COMMAND = re.compile(r"^\\([A-Za-z]+)")

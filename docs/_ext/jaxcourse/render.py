@@ -22,6 +22,7 @@ myst-nb loads it through its documented ``myst_nb.renderers`` entry point (see
 from __future__ import annotations
 
 import copy
+import dataclasses
 import os
 import re
 import site
@@ -33,7 +34,7 @@ from docutils import nodes
 from myst_nb.core.render import MimeData, NbElementRenderer
 from nbformat import NotebookNode
 
-from . import sanitize
+from . import safesvg, sanitize
 from .runtime import RECORD_MIME
 
 #: The document attribute holding this run's ``ExecutedRun`` until the course reads it at doctree-read.
@@ -44,7 +45,9 @@ REFUSED = {
     "application/javascript": "a JavaScript output",
     WIDGET_VIEW: "a widget view",
 }
-IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/svg+xml", "application/pdf"}
+#: Set on the raw HTML nodes this renderer made from sanitized outputs: every other raw node came from a
+#: page's text, which the course refuses (``jaxcourse.rawhtml``). A directive cannot set this attribute.
+OUTPUT_MARK = "jaxcourse_sanitized_output"
 
 
 def _machine_paths() -> list[tuple[re.Pattern, str]]:
@@ -198,35 +201,36 @@ class CourseRenderer(NbElementRenderer):
     # Which outputs reach the page, and how.
 
     def render_mime_type(self, data: MimeData) -> list[nodes.Element]:
-        if data.mime_type == RECORD_MIME:
+        if data.mime_type == RECORD_MIME or not self._display_shown(data):
             return []
-        if not self._display_shown(data):
-            return []
-        if data.mime_type in REFUSED:
-            return self._refuse(data)
-        if data.mime_type == "text/html":
-            return [nodes.raw(text=sanitize.html(data.string), format="html", classes=["output", "text_html"])]
-        if data.mime_type == "text/markdown":
-            return [nodes.raw(text=sanitize.markdown(data.string), format="html", classes=["output", "text_markdown"])]
-        return super().render_mime_type(data)
+        return self._safe_output(data, inline=False)
 
     def render_mime_type_inline(self, data: MimeData) -> list[nodes.Element]:
         if data.mime_type == RECORD_MIME:
             return []
-        if data.mime_type in REFUSED:
-            return self._refuse(data)
-        if data.mime_type == "text/html":
-            return [nodes.raw(text=sanitize.html(data.string), format="html", classes=["output", "text_html"])]
-        if data.mime_type == "text/markdown":
-            return [nodes.raw(text=sanitize.markdown(data.string), format="html", classes=["output", "text_markdown"])]
-        return super().render_mime_type_inline(data)
+        return self._safe_output(data, inline=True)
 
-    def _refuse(self, data: MimeData) -> list[nodes.Element]:
-        self.run.problem(
-            data.cell_index,
-            f"this cell displays {REFUSED[data.mime_type]} ({data.mime_type}), which a static page cannot show "
-            "safely; display text, HTML or an image instead",
-        )
+    def _safe_output(self, data: MimeData, *, inline: bool) -> list[nodes.Element]:
+        """A display's chosen mime type as the page may publish it: refused, sanitized, or myst-nb's own."""
+        if data.mime_type in REFUSED:
+            why = "which a static page cannot show safely; display text, HTML or an image instead"
+            return self._refuse(data, f"{REFUSED[data.mime_type]} ({data.mime_type}), {why}")
+        if data.mime_type in ("text/html", "text/markdown"):
+            clean = sanitize.html(data.string) if data.mime_type == "text/html" else sanitize.markdown(data.string)
+            if missing := sanitize.images_without_alt(clean):
+                return self._refuse(data, f"HTML with {missing} image(s) without alt text; give every <img> an alt")
+            kind = data.mime_type.replace("/", "_")
+            return [nodes.raw(text=clean, format="html", classes=["output", kind], **{OUTPUT_MARK: True})]
+        if data.mime_type == "image/svg+xml":
+            try:
+                data = dataclasses.replace(data, content=safesvg.clean(data.string))
+            except safesvg.UnsafeSvg as error:
+                return self._refuse(data, f"{error}, which the site cannot publish safely")
+        parent = super().render_mime_type_inline if inline else super().render_mime_type
+        return parent(data)
+
+    def _refuse(self, data: MimeData, what: str) -> list[nodes.Element]:
+        self.run.problem(data.cell_index, f"this cell displays {what}")
         return []
 
     def render_image(self, data: MimeData) -> list[nodes.Element]:
@@ -243,7 +247,8 @@ class CourseRenderer(NbElementRenderer):
     def render_nb_finalise(self, metadata: dict) -> None:
         # The executed notebook (from the execution cache too), before Sphinx pickles anything.
         self.run.notebook = copy.deepcopy(self.renderer.nb_client.notebook)
-        super().render_nb_finalise(metadata)
+        # Widget views are refused, so their saved state would only add a script element to the page.
+        super().render_nb_finalise({key: value for key, value in metadata.items() if key != "widgets"})
 
 
 def size_text(count: int) -> str:

@@ -19,6 +19,8 @@ import platform
 import re
 from pathlib import Path
 
+from .colours import text_colour_on
+
 RECORD_MIME = "application/vnd.jaxcourse.record+json"
 DEVICE_COUNT_FLAG = "--xla_force_host_platform_device_count"
 
@@ -278,23 +280,6 @@ def _draw_series(axes, kind: str, visual_data: dict, theme: dict) -> None:
     if len(series) > 1 or kind == "line":
         axes.legend(frameon=False)
     axes.spines[["top", "right"]].set_visible(False)
-
-
-def contrast_ratio(foreground: str, background: str) -> float:
-    """WCAG 2 contrast ratio of two '#rrggbb' colours."""
-
-    def luminance(colour: str) -> float:
-        channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
-        linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
-        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
-
-    lighter, darker = sorted((luminance(foreground), luminance(background)), reverse=True)
-    return (lighter + 0.05) / (darker + 0.05)
-
-
-def text_colour_on(background: str) -> str:
-    """Black or white, whichever reads better on ``background``."""
-    return max(("#000000", "#ffffff"), key=lambda ink: contrast_ratio(ink, background))
 
 
 def _draw_grid(axes, visual_data: dict, theme: dict) -> None:
