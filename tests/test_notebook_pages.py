@@ -86,11 +86,23 @@ THEME_INLINE_SCRIPTS = {
     "var togglebuttonSelector = '.toggle, .admonition.dropdown';",
 }
 LESSON = lesson("shown-values", code_cell("print('printed')\n6 * 7"))
+# Colour codes are for a terminal: a lesson that prints them (as rich and IPython do) publishes the text.
+COLOURS = lesson(
+    "colours",
+    code_cell(
+        "from rich.console import Console\n\n"
+        "print('\\x1b[31mred\\x1b[0m and plain')\n"
+        "Console(force_terminal=True, color_system='truecolor').print('[bold green]rich green[/]')\n"
+        "'\\x1b[34mblue value\\x1b[0m'"
+    )
+    + "\n```{recorded-run}\n```\n",
+)
+LESSONS = {"shown-values": LESSON, "colours": COLOURS}
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    srcdir = make_site(tmp_path_factory.mktemp("notebook-pages"), lessons={"shown-values": LESSON})
+    srcdir = make_site(tmp_path_factory.mktemp("notebook-pages"), lessons=LESSONS)
     for name, text in PAGES.items():
         (srcdir / "docs" / f"{name}.md").write_text(text, encoding="utf-8")
     result = build(srcdir, "-j", "2")
@@ -121,7 +133,7 @@ def test_a_notebook_page_is_in_the_execution_report_and_the_recordings(site, nam
 
 def test_the_report_lists_lessons_first_then_the_other_pages(site):
     rows = [row["kind"] for row in json.loads((site.outdir / "execution.json").read_text(encoding="utf-8")).values()]
-    assert rows == ["lesson"] + ["page"] * len(PAGES)
+    assert rows == ["lesson"] * len(LESSONS) + ["page"] * len(PAGES)
 
 
 def test_a_notebook_page_gets_the_devices_its_front_matter_asks_for(site):
@@ -199,6 +211,24 @@ def test_displayed_values_are_recorded_with_what_was_printed(site):
     recordings = json.loads((site.outdir / "recordings.json").read_text(encoding="utf-8"))["pages"]
     assert recordings["shown-values"]["cells"][0]["shown"] == "printed\n42\n"
     assert "42" in transcript
+
+
+def test_no_page_or_download_carries_a_terminal_escape(site):
+    """What the colour lesson printed is on its page, in its transcript and its notebooks, as text."""
+    page = article(site, "lessons/colours")
+    transcript = page.select_one(".recorded-transcript").get_text()
+    for text in ("red and plain", "rich green", "blue value"):
+        assert text in transcript and text in page.select_one(".cell_output").get_text()
+    published = [
+        path
+        for path in site.outdir.rglob("*")
+        # Every text file a reader can open; not Sphinx's own pickles under .doctrees.
+        if path.suffix in (".html", ".ipynb", ".md", ".txt", ".json", ".js", ".svg") and ".doctrees" not in path.parts
+    ]
+    downloads = [path for path in published if path.suffix in (".ipynb", ".md") and "colours" in path.name]
+    assert len(downloads) >= 2, downloads  # the executed and the starter notebook, at least
+    for path in published:
+        assert b"\x1b[" not in path.read_bytes(), path.relative_to(site.outdir)
 
 
 def test_nothing_a_cell_writes_lands_in_the_checkout(site):

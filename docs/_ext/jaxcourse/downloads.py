@@ -37,7 +37,7 @@ from sphinx.application import Sphinx
 
 from . import exercisechecks, notebookmarkdown, pages, record, safesvg, sanitize, stamps
 from .reader import SETUP_TAG, VERDICT_TAG
-from .render import REFUSED, ExecutedRun, error_line, without_machine_paths
+from .render import REFUSED, ExecutedRun, error_line, strip_ansi, without_machine_paths
 from .runtime import DEVICE_COUNT_FLAG, RECORD_MIME
 
 DOWNLOADS = "_downloads/lessons"
@@ -106,6 +106,8 @@ def safe_data(data: dict) -> dict:
                 kept[kind] = safesvg.clean(text[kind])
             except safesvg.UnsafeSvg:
                 continue
+        elif kind == "text/plain":
+            kept[kind] = strip_ansi(text[kind])
         elif kind not in REFUSED and kind != RECORD_MIME:
             kept[kind] = value
     return kept
@@ -119,13 +121,13 @@ def _outputs(cell: NotebookNode) -> list[NotebookNode]:
         kind = output.get("output_type")
         if kind == "stream":
             if f"remove-{output.get('name')}" not in tags:
-                outputs.append(nbformat.v4.new_output("stream", name=output["name"], text=output["text"]))
+                outputs.append(nbformat.v4.new_output("stream", name=output["name"], text=strip_ansi(output["text"])))
         elif kind == "error":
             outputs.append(
                 nbformat.v4.new_output(
                     "error",
                     ename=output.get("ename", ""),
-                    evalue=without_machine_paths(str(output.get("evalue", ""))),
+                    evalue=strip_ansi(without_machine_paths(str(output.get("evalue", "")))),
                     traceback=[error_line(output)],
                 )
             )

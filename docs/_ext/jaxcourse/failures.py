@@ -21,10 +21,9 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 
 from . import changes, frontmatter, pages, record
-from .render import ExecutedRun, size_text
+from .render import ExecutedRun, size_text, strip_ansi
 
 logger = logging.getLogger(__name__)
-_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
 def report(docname: str, line: int, message: str, subtype: str = "exec") -> None:
@@ -204,7 +203,7 @@ def traceback_report(app: Sphinx, docname: str, traceback: str) -> Path:
     """Save a failed run's full traceback (from myst-nb's execution data) beside the failed build."""
     path = Path(app.outdir, "reports", *(docname + ".err.log").split("/"))
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(_ANSI.sub("", traceback), encoding="utf-8")
+    path.write_text(strip_ansi(traceback), encoding="utf-8")
     return path
 
 

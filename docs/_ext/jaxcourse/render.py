@@ -31,7 +31,7 @@ import tempfile
 from typing import Any
 
 from docutils import nodes
-from myst_nb.core.render import MimeData, NbElementRenderer
+from myst_nb.core.render import MimeData, NbElementRenderer, strip_ansi
 from nbformat import NotebookNode
 
 from . import safesvg, sanitize
@@ -76,7 +76,7 @@ def without_machine_paths(text: str) -> str:
 
 def error_line(output: NotebookNode) -> str:
     """An error output as one reader-facing line: ``Type: message`` (message may span lines)."""
-    message = without_machine_paths(str(output.get("evalue", ""))).rstrip()
+    message = strip_ansi(without_machine_paths(str(output.get("evalue", "")))).rstrip()
     return f"{output.get('ename', 'Error')}: {message}" if message else str(output.get("ename", "Error"))
 
 
@@ -141,7 +141,8 @@ class CourseRenderer(NbElementRenderer):
     # What each cell showed, and how much.
 
     def _keep(self, cell_index: int, kind: str, text: str) -> None:
-        self.run.shown.setdefault(cell_index, []).append((kind, text))
+        # Colour codes (rich, IPython) are for a terminal: the transcript, recordings and downloads keep the text.
+        self.run.shown.setdefault(cell_index, []).append((kind, strip_ansi(text)))
 
     def _output_limit(self) -> int:
         from .frontmatter import DEFAULT_OUTPUT_LIMIT
