@@ -26,13 +26,20 @@ nb_execution_cache_path = str(Path(__file__).parent / "_build" / ".jupyter_cache
 nb_execution_timeout = 60  # seconds per cell; a lesson may set mystnb.execution_timeout
 nb_execution_raise_on_error = False  # jaxcourse reports every failed notebook, located at its line
 nb_execution_in_temp = True  # kernels run in a scratch folder: a relative open() cannot write into the checkout
-nb_output_stderr = "warn"  # anything a lesson writes to stderr fails a -W build
+# Shown; jaxcourse reports each cell that wrote to stderr once, at its line, quoting it: an error on a
+# lesson (so deprecations are caught), a warning in the execution report on a page from elsewhere.
+nb_output_stderr = "show"
 # The course kernel sends a cell's output once, when the cell ends; merging would move text around
 # displays, and myst-nb's merge takes time quadratic in a line's length.
 nb_merge_streams = False
-suppress_warnings = ["mystnb.exec"]  # replaced by jaxcourse's one located message
+# Replaced by jaxcourse's one located message each: a failed run, a page in no toctree, a code cell that
+# never runs (nested, swallowed, or on a page that is not a notebook). Heading levels are as each page's
+# authors wrote them, as on the JAX docs; the lesson checker holds lessons to their anatomy.
+suppress_warnings = ["mystnb.exec", "mystnb.nbcell", "toc.not_included", "myst.header"]
 
-myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence"]
+# As the JAX docs: $...$ and $$...$$. No amsmath: its environments, opened at a line start inside a
+# multi-line $...$, swallow the prose and cells after them; inside $$ they render as usual.
+myst_enable_extensions = ["dollarmath", "colon_fence"]
 myst_heading_anchors = 3
 
 html_math_renderer = "mathml"  # from jaxcourse: equations need no script or network

@@ -90,7 +90,7 @@ def lesson_script(path: Path, figures: Path, cells: Path) -> str:
     """The lesson's executed code as one script, including what the build adds.
 
     Each cell runs with exec() in the script's globals, as the kernel runs it; a cell
-    tagged raises-exception must raise, and the script goes on, as the build does.
+    given ':raises:' must raise, one tagged raises-exception may, and the script goes on, as the build does.
     Each cell's code is a file in ``cells``, so that a traceback shows its lines, as
     IPython's does (a lesson may read them, as practice-01 does).
     """
@@ -105,15 +105,10 @@ def lesson_script(path: Path, figures: Path, cells: Path) -> str:
         cell_file = cells / f"{path.stem.replace('-', '_')}_cell_{number}.py"
         cell_file.write_text(cell.code, encoding="utf-8")
         code = f"exec(compile(open({str(cell_file)!r}).read(), {str(cell_file)!r}, 'exec'), globals())"
-        if "raises-exception" in cell.tags:
-            lines += [
-                "try:",
-                f"    {code}",
-                "except Exception:",
-                "    pass",
-                "else:",
-                "    raise SystemExit('no exception')",
-            ]
+        if cell.options.get("raises") or "raises-exception" in cell.tags:
+            lines += ["try:", f"    {code}", "except Exception:", "    pass"]
+            if cell.options.get("raises"):
+                lines += ["else:", "    raise SystemExit('no exception')"]
         else:
             lines.append(code)
     return "\n".join([*lines, "runtime.finish()", ""])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+import nbformat
 import pytest
 from conftest import build, make_site
 from tiny import code_cell, exercise, lesson, line_of, notebook_page
@@ -120,17 +121,25 @@ CASES |= {
         ),
         [("time.sleep(120)", r"^cell failed: CellTimeoutError: the cell ran past the per-cell timeout \(3 s")],
     ),
-    "tagged-cell-that-does-not-raise": (
+    # The lesson form, ':raises: Name', is a promise: kept, or the build fails at the cell.
+    "promised-error-not-raised": (
         lesson(
-            "tagged-cell-that-does-not-raise",
-            code_cell("x = 1") + "\n```{code-cell} python3\n:tags: [raises-exception]\n\ny = x + 1\n```\n",
+            "promised-error-not-raised",
+            code_cell("x = 1") + "\n```{code-cell} python3\n:raises: TypeError\n\ny = x + 1\n```\n",
         ),
-        [("```{code-cell} python3", r"^expected an exception: this cell is tagged raises-exception")],
+        [("```{code-cell} python3", r"^expected TypeError: this cell has ':raises: TypeError' but ran without")],
+    ),
+    "promised-error-of-another-type": (
+        lesson(
+            "promised-error-of-another-type",
+            code_cell("x = 1") + "\n```{code-cell} python3\n:raises: TypeError\n\n{}['missing']\n```\n",
+        ),
+        [("```{code-cell} python3", r"^expected TypeError, but this cell raised KeyError: 'missing'")],
     ),
     "untagged-cell-after-a-tagged-one": (
         lesson(
             "untagged-cell-after-a-tagged-one",
-            "```{code-cell} ipython3\n:tags: [raises-exception]\n\n1 / 0\n```\n\n"
+            "```{code-cell} ipython3\n:raises: ZeroDivisionError\n\n1 / 0\n```\n\n"
             + code_cell("values = [1, 2]\nvalues[5]"),
         ),
         [("values[5]", r"^cell failed: IndexError: list index out of range")],
@@ -213,21 +222,21 @@ CASES |= {
             "announced-error-untagged",
             "Indexing past the end raises an error:\n\n" + code_cell("items = [1, 2]\nitems[5]"),
         ),
-        [("items[5]", r"^cell failed: IndexError: .*tag it raises-exception \(:tags: \[raises-exception\]\)")],
+        [("items[5]", r"^cell failed: IndexError: .*give it ':raises: IndexError': the page then shows the error")],
     ),
     "tracer-error-untagged": (
         lesson(
             "tracer-error-untagged",
             code_cell("import jax\n\n\n@jax.jit\ndef f(x):\n    return 1 if x > 0 else 2\n\n\nf(1.0)"),
         ),
-        [("return 1 if x > 0", r"^cell failed: TracerBoolConversionError: .*tag it raises-exception")],
+        [("return 1 if x > 0", r"^cell failed: TracerBoolConversionError: .*':raises: TracerBoolConversionError'")],
     ),
     # A plain bug, unannounced, gets no such suggestion: its message ends at the traceback's path.
     "plain-bug": (
         lesson(
             "plain-bug", "The mean of the list:\n\n" + code_cell("values = [1, 2]\nmean = sum(values) / len(value)")
         ),
-        [("mean = sum(values)", r"^(?!.*raises-exception)cell failed: NameError: name 'value' is not defined")],
+        [("mean = sum(values)", r"^(?!.*:raises:)cell failed: NameError: name 'value' is not defined")],
     ),
 }
 # A kernel that dies, an output the page cannot publish, a setting a page cannot use: one located message each.
@@ -310,6 +319,39 @@ CRASHES_AND_OUTPUTS = {
         ),
         [("```{code-cell}", r"^the varies pattern '\[0-9\.\]\+ seconds' matches nothing this cell showed")],
     ),
+    # A cell that markup swallowed (here, a directive never closed) is reported where it stands.
+    "swallowed-cell": (
+        lesson(
+            "swallowed-cell",
+            code_cell("x = 1") + "\n````{note}\nA note whose fence is never closed.\n\n" + code_cell("print('lost')"),
+        ),
+        [("print('lost')", r"^this code cell is never executed or shown: the block '````\{note\}' opened at line")],
+    ),
+    "cell-inside-a-directive": (
+        lesson(
+            "cell-inside-a-directive",
+            code_cell("x = 1") + "\n````{note}\nA closed note.\n\n" + code_cell("print('nested')") + "````\n",
+        ),
+        [("print('nested')", r"^this code cell is never executed or shown: it is inside the block '````\{note\}'")],
+    ),
+    # stderr fails a lesson: one message per cell, quoting its first line, at the statement when known.
+    "stderr-in-a-lesson": (
+        lesson(
+            "stderr-in-a-lesson",
+            code_cell(
+                "import sys\n\nprint('fine')\nsys.stderr.write('first complaint\\nsecond\\n')\n"
+                "print('x', file=sys.stderr)"
+            ),
+        ),
+        [("import sys", r"^this cell wrote to stderr: 'first complaint'; fix what it reports, or")],
+    ),
+    "warning-in-a-lesson": (
+        lesson(
+            "warning-in-a-lesson",
+            code_cell("import warnings\n\nx = 1\nwarnings.warn('deprecated here')"),
+        ),
+        [("warnings.warn('deprecated here')", r"^this cell wrote to stderr: '<cell>:4: UserWarning: deprecated here'")],
+    ),
     "execution-misspelt-key": (
         lesson("execution-misspelt-key", code_cell("x = 1"), extra="execution:\n  timout: 5\n"),
         [("timout: 5", r"^unknown key 'execution.timout'; did you mean 'timeout'\?")],
@@ -380,11 +422,43 @@ DOCS_PAGES = {
             ("![A square", r"^docs/square\.svg holds an event handler \(onload\) on <svg> \(and 1 more\); the site"),
         ],
     ),
+    # A page that is not a notebook runs none of its cells: each is reported.
+    "prose-page-with-a-code-cell": (
+        "---\norphan: true\n---\n\n# Prose\n\nThis page forgot its notebook front matter.\n\n"
+        + code_cell("print('never runs')"),
+        [("print('never runs')", r"^this page is not a notebook, so this code cell never runs")],
+    ),
+    # A page loads nothing from outside: a remote image is refused at its line.
+    "prose-page-with-remote-image": (
+        "---\norphan: true\n---\n\n# Prose\n\nA chart from elsewhere:\n\n![A chart](https://images.example/chart.png)\n",
+        [("![A chart]", r"^the image https://images\.example/chart\.png would load from another site")],
+    ),
+    # A page no table of contents lists, and not marked orphan: at its first line, with both ways out.
+    "page-outside-every-toctree": (
+        "# Lost page\n\nNo toctree lists this page.\n",
+        [("# Lost page", r"^this page is in no table of contents.*'orphan: true' in its front matter")],
+    ),
     # A prose page executes nothing: execution settings on it are refused at their line.
     "prose-page-with-execution-settings": (
         "---\norphan: true\nexecution:\n  cpu_devices: 4\n---\n\n# Prose\n\nNo cells here.\n",
         [("execution:", r"^'execution:' has no effect here: this page is not a notebook")],
     ),
+}
+
+
+# An .ipynb page fails at the line of its JSON that holds the failing statement.
+NOTEBOOK_JSON = nbformat.writes(
+    nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell("# A failing notebook"),
+            nbformat.v4.new_code_cell("x = 1"),
+            nbformat.v4.new_code_cell("y = x + 1\nassert y == 3, 'y is two'"),
+        ],
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}, "orphan": True},
+    )
+)
+NOTEBOOK_FILES = {
+    "failing-notebook": (NOTEBOOK_JSON, [('"assert y == 3', r'^cell failed: AssertionError at "assert y == 3')]),
 }
 
 
@@ -396,6 +470,8 @@ def failed(tmp_path_factory):
     (srcdir / "figures" / "figure-not-drawn.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
     for name, (text, _) in DOCS_PAGES.items():
         (srcdir / "docs" / f"{name}.md").write_text(text, encoding="utf-8")
+    for name, (text, _) in NOTEBOOK_FILES.items():
+        (srcdir / "docs" / f"{name}.ipynb").write_text(text, encoding="utf-8")
     (srcdir / "docs" / "square.svg").write_text(
         "<svg xmlns='http://www.w3.org/2000/svg' onload='steal()'><script>steal()</script><rect width='9'/></svg>"
     )
@@ -439,6 +515,12 @@ def test_each_mistake_is_reported_once_at_its_line(failed, name):
 def test_a_page_outside_lessons_fails_at_its_line(failed, name):
     text, wanted = DOCS_PAGES[name]
     expected_problems(f"docs/{name}.md", text, wanted, problems(failed))
+
+
+@pytest.mark.parametrize("name", sorted(NOTEBOOK_FILES))
+def test_an_ipynb_page_fails_at_the_line_of_its_json(failed, name):
+    text, wanted = NOTEBOOK_FILES[name]
+    expected_problems(f"docs/{name}.ipynb", text, wanted, problems(failed))
 
 
 @pytest.mark.parametrize("name", ["failing-assert", "raising-in-function", "hanging-cell"])

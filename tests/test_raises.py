@@ -1,9 +1,11 @@
-"""Lessons show real errors the standard way: a `raises-exception` cell shows `Type: message`.
+"""Lessons show real errors: a cell given `:raises: TypeError` shows `Type: message`.
 
-One tiny site whose lesson raises on purpose, in a cell tagged raises-exception,
-with a message that holds a backtick and a machine path (a JAX tracing error).
-A tagged cell that does not raise, and an untagged cell that raises, fail the
-build at their lines: see test_failures.py.
+One tiny site whose lesson raises on purpose, in a cell that promises the error
+(`:raises: TypeError`), with a message that holds a backtick and a machine path
+(a JAX tracing error). A promising cell that does not raise (or raises another
+error), and an untagged cell that raises, fail the build at their lines: see
+test_failures.py. myst-nb's standard tag keeps its standard meaning: a cell
+tagged raises-exception may raise, and one that does not passes (a ported page here).
 """
 
 from __future__ import annotations
@@ -13,13 +15,13 @@ import re
 import nbformat
 import pytest
 from conftest import build, make_site
-from tiny import code_cell, lesson
+from tiny import code_cell, lesson, notebook_page
 
 RAISING = "jax.jit(lambda n: jnp.ones((n,)))(3)"
 BODY = (
     code_cell("import jax\nimport jax.numpy as jnp\nprint('before the error')")
     + "\nThe size of an array must be known when JAX traces; here it is a traced argument.\n\n"
-    + f"```{{code-cell}} ipython3\n:tags: [raises-exception]\n\n{RAISING}\n```\n"
+    + f"```{{code-cell}} ipython3\n:raises: TypeError\n\n{RAISING}\n```\n"
     + "\nThe lesson goes on after the error.\n\n"
     + code_cell("print('after the error')")
     + "\n```{recorded-run}\n```\n"
@@ -30,9 +32,18 @@ BODY = (
 MACHINE_TRACES = re.compile(r"site-packages|/tmp/|ipykernel_|Traceback|skipping hidden|File \"|Cell In\[")
 
 
+# A page from elsewhere, with myst-nb's tag on a cell that may raise and, under this JAX, does not.
+MAY_RAISE = notebook_page(
+    "A ported page",
+    "```{code-cell} ipython3\n:tags: [raises-exception]\n\nprint('this cell may raise')\n```\n\n"
+    + code_cell("print('and the page goes on')"),
+)
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     srcdir = make_site(tmp_path_factory.mktemp("raises"), lessons={"shows-an-error": lesson("shows-an-error", BODY)})
+    (srcdir / "docs" / "may-raise.md").write_text(MAY_RAISE, encoding="utf-8")
     result = build(srcdir)
     assert result.returncode == 0, result.output  # a backtick in the message breaks no highlighter
     return result
@@ -89,3 +100,8 @@ def test_the_full_traceback_stays_out_of_the_site(site):
         if path.is_file() and path.suffix in {".html", ".ipynb", ".txt", ".js", ".json"}:
             text = path.read_text(encoding="utf-8", errors="replace")
             assert "site-packages/jax" not in text, path
+
+
+def test_the_standard_tag_on_a_cell_that_does_not_raise_passes(site):
+    page = site.html("docs/may-raise.html").select_one("article").get_text()
+    assert "this cell may raise" in page and "and the page goes on" in page

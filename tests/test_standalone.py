@@ -30,7 +30,9 @@ def test_the_whole_lesson_cell_runs_alone_in_a_fresh_kernel(path, tmp_path, monk
     if devices:
         monkeypatch.setenv("XLA_FLAGS", f"{DEVICE_COUNT_FLAG}={devices}")
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(cell.code)])
-    client = NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}})
+    client = NotebookClient(
+        notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    )
     try:
         client.execute()
     except Exception as error:  # nbclient's CellExecutionError carries the traceback

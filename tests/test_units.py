@@ -183,7 +183,7 @@ def executed_notebook() -> nbformat.NotebookNode:
         record_output({"kind": "error", "ename": "ZeroDivisionError", "line": 2}),
         v4.new_output("error", ename="ZeroDivisionError", evalue="division by zero", traceback=[]),
     ]
-    quiet = v4.new_code_cell("z = 1", metadata={"tags": ["raises-exception"]}, execution_count=3)
+    quiet = v4.new_code_cell("z = 1", metadata={"tags": ["raises-exception"], "raises": "KeyError"}, execution_count=3)
     verdict = v4.new_code_cell("finish", metadata={"tags": ["remove-cell", reader.VERDICT_TAG]}, execution_count=4)
     verdict.outputs = [record_output({"kind": "verdict", "page": "p", "figures": [], "backend": "cpu"})]
     notebook = v4.new_notebook(cells=[setup, v4.new_markdown_cell("# T"), first, quiet, verdict])
@@ -204,9 +204,25 @@ def test_a_record_locates_the_failing_statement_and_the_quiet_raiser():
         "ZeroDivisionError: division by zero",
         12,
     )
-    assert kernel.quiet_raisers == [3]
+    ((index, message),) = kernel.unmet_raises
+    assert index == 3 and message.startswith("expected KeyError: this cell has ':raises: KeyError' but ran without")
     assert kernel.stamp["backend"] == "cpu"  # the devices come with the verdict
     assert kernel.transcript[-1] == "PASS: p\n"
+
+
+def test_a_promised_error_is_met_by_its_class_or_a_subclass_and_by_nothing_else():
+    def error(ename, *bases):
+        return record.CellError(0, ename, f"{ename}: boom", 1, True, [ename, *bases, "Exception"])
+
+    assert record.unmet_raises("LookupError", [error("KeyError", "LookupError")]) is None
+    assert record.unmet_raises("KeyError", [error("KeyError", "LookupError")]) is None
+    wrong = record.unmet_raises("TypeError", [error("KeyError")])
+    assert wrong == "expected TypeError, but this cell raised KeyError: boom"
+    # The standard tag alone promises nothing: a tagged cell that does not raise is fine.
+    run = render.ExecutedRun()
+    run.notebook = executed_notebook()
+    run.notebook.cells[3].metadata.pop("raises")
+    assert record.collect(run).unmet_raises == []
 
 
 def test_a_display_records_its_text_form():
@@ -529,3 +545,32 @@ def test_raw_html_in_prose_is_found_at_its_line_wherever_it_stands():
     ]
     assert found[1][1] == "raw HTML '<img src=x onerror=alert(1)>'"
     assert found[3][1] == "a {raw} directive"
+
+
+# --- cells the markup swallowed -----------------------------------------------------------------------------------
+
+
+def test_an_amsmath_environment_that_swallows_a_cell_is_named_at_the_cell():
+    """The shape of the JAX autodiff cookbook: inline math whose second line starts \\begin{bmatrix}."""
+    from jaxcourse import cellscan
+
+    text = (
+        "# T\n\nThe product $a\n\\begin{bmatrix} c \\\\ d \\end{bmatrix}$ and then:\n\n"
+        "```{code-cell} ipython3\nprint('lost')\n```\n\n"
+        "More $\\begin{bmatrix} e \\end{bmatrix}\n\\begin{bmatrix} f \\end{bmatrix}$.\n"
+    )
+    cell_line = text.splitlines().index("```{code-cell} ipython3") + 1
+    assert cellscan.written_cells(text) == [cell_line]
+    ((line, message),) = cellscan.lost_cells(text, set(), {"dollarmath", "amsmath"})
+    assert line == cell_line and "the amsmath environment '\\begin{bmatrix} c" in message and "line 4" in message
+    assert cellscan.lost_cells(text, {cell_line}, {"dollarmath"}) == []  # with the site's extensions: it runs
+
+
+def test_a_cell_shown_inside_a_code_block_is_an_example_not_a_cell():
+    from jaxcourse import cellscan
+
+    text = "# T\n\n````markdown\n```{code-cell} ipython3\nexample\n```\n````\n\n:::{code-cell} ipython3\nx\n:::\n"
+    assert cellscan.written_cells(text) == [9]
+    ((_, message),) = cellscan.lost_cells(text, set(), {"dollarmath"})
+    assert "not ':::' blocks" in message
+

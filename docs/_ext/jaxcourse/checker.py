@@ -39,7 +39,7 @@ CELL_TAGS = {
     "hide-cell": "myst-nb: the cell is collapsed",
     "hide-input": "myst-nb: the code is collapsed",
     "hide-output": "myst-nb: the outputs are collapsed",
-    "raises-exception": "the cell must raise; the page shows 'Type: message' (see docs/contributing.md)",
+    "raises-exception": "myst-nb: the cell may raise (a lesson promises its error with ':raises: Name' instead)",
     "exercise-check": "the exercise's check, ':exercise: <label>'; the build proves it (see docs/contributing.md)",
 }
 #: Retired tags, and what replaced them.
@@ -239,6 +239,19 @@ def check_cells(source: LessonSource) -> list[Problem]:
     """Cell tags the build knows, timings' varying values declared, and code cells that myst-nb runs."""
     problems = []
     for cell in source.code_cells():
+        raises = str(cell.options.get("raises", "")).strip()
+        if "raises-exception" in cell.tags and not raises:
+            problems.append(
+                Problem(
+                    cell.line,
+                    "a lesson promises the error a cell shows: replace the raises-exception tag (which lets a cell "
+                    "raise or not) with ':raises: ErrorName', which fails the build if the cell stops raising it",
+                )
+            )
+        if "raises" in cell.options and not re.fullmatch(r"[A-Za-z_][\w.]*", raises):
+            problems.append(
+                Problem(cell.line, f"':raises:' names an exception class, such as TypeError; got {raises!r}")
+            )
         for tag in cell.tags:
             if tag in RETIRED_TAGS:
                 problems.append(Problem(cell.line, RETIRED_TAGS[tag]))

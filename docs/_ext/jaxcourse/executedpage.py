@@ -78,5 +78,6 @@ def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
             error=kernel.unexpected_error.ename if kernel.unexpected_error else exec_data.get("error"),
             recording=pagerecord.recording(kernel, run.shown, figures_dir, source) if succeeded else None,
             source=source,
+            warnings=page.warnings,
         )
     )

@@ -15,6 +15,7 @@ from sphinx.util import logging
 from . import (
     __version__,
     accessibility,
+    apilinks,
     changepage,
     compatpage,
     downloads,
@@ -32,6 +33,7 @@ from . import (
     report,
     scheduling,
     stamps,
+    toctree,
 )
 from .directives import ExecutionReport, LessonIndex, RecordedRun
 from .domain import CourseDomain
@@ -78,9 +80,13 @@ def configure_notebooks(app: Sphinx, config) -> None:
     # Widget state in a notebook would make myst-nb load require.js and the widget manager from a CDN;
     # the course shows no widgets (the renderer refuses their views), so it loads neither.
     config.nb_ipywidgets_js = {}
-    # Every .md page is read by the course's reader (myst-nb's documented hook), which adds the hidden cells.
-    reader = ("jaxcourse.reader.read_page", {"myst_extensions": sorted(config.myst_enable_extensions)}, False)
-    config.nb_custom_formats = {**config.nb_custom_formats, ".md": reader}
+    # Every .md and .ipynb page is read by the course's reader (myst-nb's documented hook), which adds the
+    # hidden cells.
+    extensions = {"myst_extensions": sorted(config.myst_enable_extensions)}
+    reader = ("jaxcourse.reader.read_page", extensions, False)
+    # .ipynb pages too (myst-nb's custom formats may replace its own .ipynb reader): every promise holds there.
+    notebook_reader = ("jaxcourse.reader.read_ipynb_page", extensions, False)
+    config.nb_custom_formats = {**config.nb_custom_formats, ".md": reader, ".ipynb": notebook_reader}
     os.environ[kernel.STDERR_DIR_VARIABLE] = str(Path(app.doctreedir, "kernel-stderr"))
 
 
@@ -122,7 +128,7 @@ def setup(app: Sphinx) -> dict:
     app.connect("doctree-read", inlinelines.locate_inline_nodes)
     # After the inline nodes have their lines: raw HTML in a page's text is reported where it stands.
     app.connect("doctree-read", rawhtml.refuse_in_doctree)
-    app.connect("doctree-read", publishcheck.check_shown_svgs)
+    app.connect("doctree-read", publishcheck.check_shown_images)
     app.connect("doctree-read", executedpage.on_doctree_read)
     app.connect("doctree-read", mathfont.collect_characters)
     app.connect("env-get-outdated", report.pages_to_reread)
@@ -138,6 +144,8 @@ def setup(app: Sphinx) -> dict:
     app.connect("build-finished", compatpage.publish_verdicts)
     app.connect("build-finished", downloads.resolve_download_links)
     app.connect("build-finished", publishcheck.check_published_svgs)
+    app.connect("env-check-consistency", toctree.pages_outside_every_toctree)
+    app.connect("missing-reference", apilinks.link_jax_names)
     app.connect("html-collect-pages", collect_site_pages)
     # After furo (priority 500) has rendered its navigation tree into the context.
     app.connect("html-page-context", accessibility.on_html_page_context, priority=600)

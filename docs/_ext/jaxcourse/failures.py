@@ -2,8 +2,8 @@
 
 A failed run is reported at the line of the statement that failed (the kernel
 records it; the reader recorded where each cell's code starts). So are the
-other ways a run can go wrong: a cell tagged ``raises-exception`` that raised
-nothing, an output the page refused or that went over the output limit (found
+other ways a run can go wrong: a cell given ``:raises: Name`` that raised
+nothing or something else, an output the page refused or that went over the output limit (found
 by the render plugin), a ``varies`` pattern that is wrong for what its cell
 showed, and a disagreement between the course's reading of the page and
 myst-nb's. A kernel that died is reported by ``jaxcourse.parser``.
@@ -21,7 +21,7 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 
 from . import changes, frontmatter, pages, record
-from .render import ExecutedRun, size_text, strip_ansi
+from .render import ExecutedRun, size_text, strip_ansi, without_machine_paths
 
 logger = logging.getLogger(__name__)
 
@@ -51,14 +51,23 @@ def report_run(app: Sphinx, page: pages.Page, run: ExecutedRun, kernel: record.K
             subtype="output",
         )
         found = True
-    for index in kernel.quiet_raisers:
+    for index, message in kernel.unmet_raises:
         cell = kernel.cell(index)
-        report(
-            docname,
-            cell.line if cell else 1,
-            "expected an exception: this cell is tagged raises-exception but ran without raising",
-        )
+        report(docname, cell.line if cell else 1, message)
         found = True
+    notes = stderr_notes(run, kernel)
+    if page.settings.stderr == "fail":
+        for line, text in notes:
+            report(
+                docname,
+                line,
+                f"this cell wrote to stderr: {text!r}; fix what it reports, or, if it is noise the reader need not "
+                "see, tag the cell remove-stderr",
+                subtype="stderr",
+            )
+            found = True
+    else:
+        page.warnings = [{"line": line, "stderr": text} for line, text in notes]
     if not exec_data.get("succeeded", True) or kernel.unexpected_error is not None:
         _report_failed_cell(app, page, kernel, exec_data)
         return True
@@ -70,6 +79,28 @@ def report_run(app: Sphinx, page: pages.Page, run: ExecutedRun, kernel: record.K
             report(docname, cell.line, problem, subtype="varies")
             found = True
     return found
+
+
+#: Where Python's warnings module says a warning came from, once the cell's file is ``<cell>``.
+_WARNING_LINE = re.compile(r"^<cell>:(\d+): ")
+
+
+def stderr_notes(run: ExecutedRun, kernel: record.KernelRecord) -> list[tuple[int, str]]:
+    """(line, first line of text) for each author's cell that wrote to stderr, once per cell.
+
+    The line is the statement's when the text is a warning that names it (``<cell>:3: UserWarning: ...``),
+    else the cell's first line of code.
+    """
+    notes = []
+    for cell in kernel.cells:
+        written = "".join(text for kind, text in run.shown.get(cell.index, []) if kind == "stderr")
+        first = next((line.strip() for line in without_machine_paths(written).splitlines() if line.strip()), "")
+        if not first:
+            continue
+        located = _WARNING_LINE.match(first)
+        line = cell.line_of(int(located[1])) if located else cell.code_line
+        notes.append((line, first if len(first) <= 160 else first[:157] + "..."))
+    return notes
 
 
 def _report_checks(page: pages.Page, kernel: record.KernelRecord) -> bool:
@@ -103,6 +134,19 @@ def _report_checks(page: pages.Page, kernel: record.KernelRecord) -> bool:
     return found
 
 
+def how_to_show(page: pages.Page, ename: str) -> str:
+    """The suggestion for an error that looks intended: the course's strict option on a lesson."""
+    if page.lesson:
+        return (
+            f"If this cell is meant to show this error, give it ':raises: {ename}': the page then shows the "
+            "error, and the build fails if the cell stops raising it"
+        )
+    return (
+        "If this cell is meant to show this error, tag it raises-exception (:tags: [raises-exception]), "
+        f"or give it ':raises: {ename}' for the build to fail if it stops raising"
+    )
+
+
 def _report_failed_cell(app: Sphinx, page: pages.Page, kernel: record.KernelRecord, exec_data: dict) -> None:
     where = ""
     if exec_data.get("traceback"):
@@ -121,10 +165,7 @@ def _report_failed_cell(app: Sphinx, page: pages.Page, kernel: record.KernelReco
             detail = summary.removeprefix("AssertionError").removeprefix(":").strip()
             summary = f'AssertionError at "{statement}"' + (f": {detail}" if detail else "")
         elif cell and looks_intended(cell.source, error, _prose_before(page, cell.line)):
-            summary = (
-                f"{summary.rstrip('.')}. If this cell is meant to show this error, tag it raises-exception "
-                "(:tags: [raises-exception]): the page then shows the error, and the build fails if it stops raising"
-            )
+            summary = f"{summary.rstrip('.')}. {how_to_show(page, error.ename)}"
     else:
         summary = exec_data.get("error") or "the notebook did not run to the end"
     index = error.cell_index if error is not None else kernel.last_started

@@ -42,10 +42,19 @@ EXECUTION_KEYS: dict[str, tuple[type, str]] = {
     ),
     "timeout": (int, "seconds each cell may run; default: nb_execution_timeout in conf.py"),
     "output_limit": (int, "bytes of output one cell may show; default: 1000000"),
+    "stderr": (
+        str,
+        "what a cell's stderr does: 'fail' the build at the cell (a lesson's only choice), or 'show' it on the "
+        "page and list it as a warning in the execution report (the default for pages under docs/)",
+    ),
 }
+STDERR_CHOICES = ("fail", "show")
 #: Execution keys other tools read from notebook metadata, which the course does not allow.
 REFUSED_EXECUTION_KEYS = {
-    "allow_errors": "a cell that must raise is tagged raises-exception; errors are never allowed page-wide",
+    "allow_errors": (
+        "errors are never allowed page-wide: a cell that shows an error on purpose gets ':raises: ErrorName' "
+        "(or, on a page from elsewhere, myst-nb's raises-exception tag)"
+    ),
 }
 DEFAULT_OUTPUT_LIMIT = 1_000_000
 CPU_DEVICES_RANGE = range(1, 65)
@@ -188,6 +197,7 @@ class ExecutionSettings:
     cpu_devices: int | None = None
     timeout: int | None = None  # None: the site's nb_execution_timeout (or myst-nb's per-page setting)
     output_limit: int = DEFAULT_OUTPUT_LIMIT
+    stderr: str = "fail"  # a lesson's; pages under docs/ show it by default (execution_settings)
 
 
 def _whole_number(value) -> bool:
@@ -209,6 +219,18 @@ def validate_execution(front: FrontMatter) -> list[Problem]:
             hint = closest(key, EXECUTION_KEYS)
             suggestion = f"; did you mean '{hint}'?" if hint else f"; the settings are {', '.join(EXECUTION_KEYS)}"
             problems.append(Problem(line, f"unknown key 'execution.{key}'{suggestion}"))
+        elif key == "stderr":
+            if value not in STDERR_CHOICES:
+                choices = " or ".join(repr(choice) for choice in STDERR_CHOICES)
+                problems.append(Problem(line, f"'execution.stderr' must be {choices}, got {value!r}"))
+            elif value == "show" and "lesson" in front.data:
+                problems.append(
+                    Problem(
+                        line,
+                        "a lesson fails on stderr, so that a deprecation or a warning is fixed where it starts; hide "
+                        "output the reader need not see with ':tags: [remove-stderr]' on its cell",
+                    )
+                )
         elif not _whole_number(value):
             problems.append(Problem(line, f"'execution.{key}' must be int, got {value!r}: {EXECUTION_KEYS[key][1]}"))
         elif key == "cpu_devices" and value not in CPU_DEVICES_RANGE:
@@ -250,6 +272,7 @@ def execution_settings(front: FrontMatter) -> ExecutionSettings:
         cpu_devices=execution.get("cpu_devices", front.lesson.get("cpu_devices")),
         timeout=execution.get("timeout"),
         output_limit=execution.get("output_limit", DEFAULT_OUTPUT_LIMIT),
+        stderr="fail" if "lesson" in front.data else execution.get("stderr", "show"),
     )
 
 

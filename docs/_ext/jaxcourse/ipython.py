@@ -37,7 +37,9 @@ def line_in_cell(tb) -> int | None:
 
 
 def _record_then_show(shell, etype, value, tb, tb_offset=None):
-    publish({"kind": "error", "ename": etype.__name__, "line": line_in_cell(tb)})
+    # Its classes, most specific first: a cell that must raise ValueError may raise a subclass of it.
+    classes = [cls.__name__ for cls in getattr(etype, "__mro__", (etype,))]
+    publish({"kind": "error", "ename": etype.__name__, "classes": classes, "line": line_in_cell(tb)})
     shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
 
 

@@ -19,7 +19,7 @@ from myst_parser.config.main import MdParserConfig
 from myst_parser.parsers.mdit import create_md_parser
 
 #: The MyST syntax extensions the site enables (conf.py's myst_enable_extensions).
-MYST_EXTENSIONS = ("dollarmath", "amsmath", "colon_fence")
+MYST_EXTENSIONS = ("dollarmath", "colon_fence")
 CODE_CELL = "code-cell"
 _DIRECTIVE = re.compile(r"^\{(?P<name>[\w:-]+)\}\s*(?P<argument>.*)$")
 _OPTION = re.compile(r"^:(?P<key>[\w-]+):\s*(?P<value>.*)$")

@@ -75,6 +75,9 @@ _ALIASES = [
     (re.compile(r"\\begin\{(gathered|gather\*?|multline\*?)\}"), r"\\begin{array}{c}"),
     (re.compile(r"\\end\{(gathered|gather\*?|multline\*?)\}"), r"\\end{array}"),
     (re.compile(r"\\(begin|end)\{equation\*?\}"), ""),
+    # eqnarray: three columns, right, centre and left aligned (as LaTeX sets it).
+    (re.compile(r"\\begin\{eqnarray\*?\}"), r"\\begin{array}{rcl}"),
+    (re.compile(r"\\end\{eqnarray\*?\}"), r"\\end{array}"),
 ]
 
 

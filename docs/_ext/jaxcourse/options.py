@@ -48,6 +48,14 @@ OPTIONS: dict[str, tuple[object, str, type, str]] = {
         "Runs that this build's shards made ('<page id>@<start time>', from nox -s execute): their pages "
         "count as executed by this build. nox -s docs -- --from DIR sets it.",
     ),
+    "course_jax_api_url": (
+        "https://docs.jax.dev/en/jax-v{version}/",
+        "env",
+        str,
+        "Where {func}, {class}, {mod} and the other Python roles on a jax name link: the JAX API documentation of "
+        "the JAX this build runs ({version}); module pages at <url><name>.html, the rest at "
+        "<url>_autosummary/<name>.html. Resolved without network.",
+    ),
     "course_progress": (
         False,
         "",

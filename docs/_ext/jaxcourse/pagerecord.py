@@ -29,6 +29,8 @@ class PageRecord:
     #: this run's entry of recordings.json; None for a failed run
     recording: dict | None
     source: str  # the page's file, relative to the source folder
+    #: stderr the page showed instead of failing on it ('execution: {stderr: show}'): [{"line", "stderr"}]
+    warnings: list[dict] = dataclasses.field(default_factory=list)
 
     @property
     def is_lesson(self) -> bool:

@@ -50,6 +50,8 @@ class Page:
     notebook: NotebookNode | None = None
     #: the exercise checks the reader found (exercisechecks.Check), proved by the run
     checks: list = dataclasses.field(default_factory=list)
+    #: what the run wrote to stderr on a page that shows it: [{"line", "stderr"}], for the execution report
+    warnings: list[dict] = dataclasses.field(default_factory=list)
 
     @property
     def title(self) -> str:

@@ -21,7 +21,7 @@ from pathlib import Path
 from myst_nb.core.read import is_myst_markdown_notebook
 from sphinx.application import Sphinx
 
-from . import fingerprint, frontmatter, pages
+from . import cellscan, fingerprint, frontmatter, ipynbpages, pages
 from .failures import report_front_matter
 
 
@@ -39,8 +39,11 @@ def on_source_read(app: Sphinx, docname: str, source: list[str]) -> None:
     text = source[0]
     lesson = is_lesson(app, docname)
     pages.start_reading(pages.Reading(docname, path, None))
+    if path.suffix == ".ipynb":
+        read_notebook_file(app, docname, path, source)
+        return
     if not lesson and not is_myst_markdown_notebook(text):
-        report_front_matter(docname, prose_problems(text))
+        report_front_matter(docname, prose_problems(text) + cells_of_a_prose_page(text))
         return
     only = app.config.course_only_pages
     if only and docname not in only:
@@ -65,6 +68,41 @@ def on_source_read(app: Sphinx, docname: str, source: list[str]) -> None:
         report_front_matter(docname, problems)
         source[0] = stub(text, path, "This page was not built: its front matter is invalid.")
         return
+    start_executed_page(app, docname, path, front, lesson)
+
+
+def read_notebook_file(app: Sphinx, docname: str, path: Path, source: list[str]) -> None:
+    """An ``.ipynb`` page: its metadata is its front matter (``jaxcourse.ipynbpages``)."""
+    text = source[0]
+    only = app.config.course_only_pages
+    if only and docname not in only:
+        try:
+            title = next(
+                line[2:].strip()
+                for cell in ipynbpages.read(text).cells
+                if cell.cell_type == "markdown"
+                for line in cell.source.splitlines()
+                if line.startswith("# ")
+            )
+        except (StopIteration, ValueError):
+            title = path.stem
+        source[0] = f"---\norphan: true\n---\n# {title}\n\nThis page is not executed by this partial build.\n"
+        return
+    try:
+        notebook = ipynbpages.read(text)
+        front = ipynbpages.front_matter(text, notebook)
+        problems = frontmatter.validate_notebook_page(front)
+    except Exception as error:  # nbformat's assorted JSON and schema errors
+        problems = [frontmatter.Problem(1, f"this notebook cannot be read: {error}")]
+    if problems:
+        report_front_matter(docname, problems)
+        source[0] = f"---\norphan: true\n---\n# {path.stem}\n\nThis page was not built: its metadata is invalid.\n"
+        return
+    start_executed_page(app, docname, path, front, False)
+
+
+def start_executed_page(app: Sphinx, docname: str, path: Path, front: frontmatter.FrontMatter, lesson: bool) -> None:
+    """Hand the page to the reader: it executes, with the settings of its front matter."""
     page_fingerprint = current_fingerprint(app)
     app.env.get_domain("course").fingerprints[docname] = page_fingerprint
     page = pages.Page(
@@ -97,6 +135,18 @@ def prose_problems(text: str) -> list[frontmatter.Problem]:
         )
         for key in ("execution", "lesson")
         if key in front.data
+    ]
+
+
+def cells_of_a_prose_page(text: str) -> list[frontmatter.Problem]:
+    """A page that is not a notebook runs none of its code cells: each is reported (myst-nb's warning is off)."""
+    return [
+        frontmatter.Problem(
+            line,
+            "this page is not a notebook, so this code cell never runs: give the page the 'jupytext' and "
+            f"'kernelspec' front matter of {frontmatter.TEMPLATE} (without 'lesson:')",
+        )
+        for line in cellscan.written_cells(text)
     ]
 
 

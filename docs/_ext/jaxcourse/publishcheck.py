@@ -1,8 +1,9 @@
-"""No SVG the site publishes can run script or load anything: checked where it is used, and at the end.
+"""No image the site publishes loads from outside, and no SVG can run script: checked where used, and at the end.
 
 SVG outputs are cleaned as they are rendered (``jaxcourse.render``), but Sphinx
 also copies the lessons' figures, and any image a page references, into the
-site as they are. At ``doctree-read`` every SVG file a page shows (a
+site as they are. At ``doctree-read`` an image with another site's address
+fails the build at its line, and every SVG file a page shows (a
 ``{figure}``, its dark twin, ``![alt](file.svg)``) is read with
 ``jaxcourse.safesvg``: one that holds a script, an event handler, an outside
 reference or entities fails the build at the line that shows it. At
@@ -35,18 +36,34 @@ def _summary(found: list[str]) -> str:
     return found[0] + (f" (and {len(found) - 1} more)" if len(found) > 1 else "")
 
 
-def check_shown_svgs(app: Sphinx, doctree: nodes.document) -> None:
-    """At doctree-read: every SVG file this page shows is safe, or the build fails at the line that shows it."""
-    for node in doctree.findall(nodes.image):
+def _line(node: nodes.Element) -> int:
+    return node.line or (node.parent.line if node.parent is not None else None) or 1
+
+
+def check_shown_images(app: Sphinx, doctree: nodes.document) -> None:
+    """At doctree-read: no image loads from outside the site, and every SVG file a page shows is safe.
+
+    Either fails the build at the line that shows the image, and the image is left out of the page.
+    """
+    for node in list(doctree.findall(nodes.image)):
         uri = node.get("uri", "")
-        if not uri.lower().endswith(".svg") or "://" in uri or uri.startswith("data:"):
+        if uri.startswith("//") or (":" in uri.split("/", 1)[0] and not uri.startswith("data:")):
+            report(
+                app.env.docname,
+                _line(node),
+                f"the image {uri} would load from another site, and a page loads nothing from outside: copy the "
+                "file beside the page and show it by its path (nox -s port copies local images and drops remote ones)",
+                subtype="image",
+            )
+            node.parent.remove(node)
+            continue
+        if not uri.lower().endswith(".svg") or uri.startswith("data:"):
             continue
         path = Path(app.srcdir, uri)  # Sphinx has made it relative to the source folder by now
         if path.is_file() and (found := _svg_problems(path)):
-            line = node.line or (node.parent.line if node.parent is not None else None) or 1
             report(
                 app.env.docname,
-                line,
+                _line(node),
                 f"{uri} holds {_summary(found)}; the site publishes no SVG that can run script or load from outside",
                 subtype="svg",
             )

@@ -24,6 +24,8 @@ from myst_parser.parsers.mdit import create_md_parser
 from .lessonsource import MYST_EXTENSIONS
 
 _TAG = re.compile(r"<\s*/?\s*([A-Za-z][\w-]*)")
+#: Nothing but HTML comments (the JAX docs' "freshness" notes): invisible, so dropped without a word.
+_ONLY_COMMENTS = re.compile(r"^\s*(?:<!--(?:(?!-->).)*-->\s*)+$", re.S)
 _DIRECTIVE = re.compile(r"^\{(?P<name>[\w:-]+)\}")
 _OPTION_LINE = re.compile(r"^:[\w-]+:")
 #: A tag's MyST counterpart, for the message.
@@ -72,30 +74,37 @@ def message(snippet: str) -> str:
     return f"{what} in the page's text is not published (prose is input, as outputs are): {hint}"
 
 
+def is_comment(html: str) -> bool:
+    """Whether raw HTML is nothing but comments, which a browser never shows or runs."""
+    return bool(_ONLY_COMMENTS.match(html))
+
+
 @functools.cache
 def _parser():
     return create_md_parser(MdParserConfig(enable_extensions=set(MYST_EXTENSIONS)), RendererHTML)
 
 
-def find(text: str, first_line: int = 1) -> list[RawHtml]:
-    """Every raw HTML block, inline HTML and {raw} directive in MyST text, with its 1-based line."""
-    found: list[RawHtml] = []
+def _spans(text: str, first_line: int = 1) -> list[tuple[int, int, str]]:
+    """(first line, last line, markup) of every raw HTML block, inline HTML and {raw} directive, 1-based."""
+    found: list[tuple[int, int, str]] = []
     for token in _parser().parse(text + "\n"):
         if token.map is None:
             continue
         line = first_line + token.map[0]
+        last = first_line + token.map[1] - 1
         if token.type == "html_block":
-            found.append(RawHtml(line, token.content.strip()))
+            if not is_comment(token.content):
+                found.append((line, last, token.content.strip()))
         elif token.type == "inline":
             offset = 0
             for child in token.children or []:
                 if child.type in ("softbreak", "hardbreak"):
                     offset += 1
-                elif child.type == "html_inline":
-                    found.append(RawHtml(line + offset, child.content))
+                elif child.type == "html_inline" and not is_comment(child.content):
+                    found.append((line + offset, line + offset, child.content))
         elif token.type in ("fence", "colon_fence") and (directive := _DIRECTIVE.match(token.info.strip())):
             if directive["name"] == "raw":
-                found.append(RawHtml(line, "{raw} " + token.info.strip()[len("{raw}") :].strip()))
+                found.append((line, last, "{raw} " + token.info.strip()[len("{raw}") :].strip()))
             elif directive["name"] != "code-cell":
                 # A directive's body is MyST too (an admonition, an exercise): look inside, at its lines.
                 body = token.content.splitlines()
@@ -104,9 +113,18 @@ def find(text: str, first_line: int = 1) -> list[RawHtml]:
                     start = next((i + 1 for i in range(1, len(body)) if body[i].strip() == "---"), 0)
                 while start < len(body) and _OPTION_LINE.match(body[start].strip()):
                     start += 1
-                inner = "\n".join([""] * start + body[start:])
-                found += find(inner, line + 1)
+                found += _spans("\n".join([""] * start + body[start:]), line + 1)
     return found
+
+
+def find(text: str, first_line: int = 1) -> list[RawHtml]:
+    """Every raw HTML block, inline HTML and {raw} directive in MyST text, with its 1-based line."""
+    return [RawHtml(line, snippet) for line, _, snippet in _spans(text, first_line)]
+
+
+def lines_with_html(text: str) -> set[int]:
+    """The 1-based lines of MyST text that hold raw HTML (every line of a block), directives' bodies included."""
+    return {line for first, last, _ in _spans(text) for line in range(first, last + 1)}
 
 
 def find_in_page(text: str) -> list[RawHtml]:
@@ -130,6 +148,9 @@ def refuse_in_doctree(app, doctree: nodes.document) -> None:
     reported: set[int] = set()
     for node in list(doctree.findall(nodes.raw)):
         if node.get(OUTPUT_MARK):
+            continue
+        if is_comment(node.astext()):
+            node.parent.remove(node)
             continue
         line = node.line or (node.parent.line if node.parent is not None else None) or 1
         if line not in reported:  # '<b>' and '</b>' on one line: one message

@@ -35,9 +35,13 @@ from myst_nb.core.read import MystMetadataParsingError, is_myst_markdown_noteboo
 from myst_parser.config.main import MdParserConfig
 from nbformat import NotebookNode, v4
 
-from . import exercisechecks, kernel, lessonsource, pages
+from . import cellscan, exercisechecks, ipynbpages, kernel, lessonsource, pages
 from .frontmatter import Problem
 
+#: myst-nb's and nbclient's tag: the cell MAY raise, and the run goes on (its standard meaning).
+RAISES_TAG = "raises-exception"
+#: The course's cell option: the cell MUST raise this exception or a subclass (``:raises: TypeError``).
+RAISES_OPTION = "raises"
 SETUP_TAG = "jaxcourse-setup"
 VERDICT_TAG = "jaxcourse-verdict"
 #: Notebook metadata key where the reader leaves what it found (never part of the cache key).
@@ -72,12 +76,59 @@ def read_page(text: str, myst_extensions: list[str] | tuple[str, ...] = ()) -> N
     page.problems.extend(problems)
     cells = code_cell_lines(notebook, lines)
     page.problems.extend(pairing_problems(page.source, cells))
+    # Every cell the author wrote must run: one that the markup swallowed is reported where it stands.
+    lost = cellscan.lost_cells(text, {cell["line"] for cell in cells.values()}, set(myst_extensions))
+    page.problems.extend(Problem(line, message) for line, message in lost)
     page.problems.extend(
         Problem(fence.line, f"this {fence.name or 'code'} block is never closed: end it with a line of its fence")
         for fence in page.source.fences(top_level=True)
-        if not fence.closed
+        if not fence.closed and not any(line > fence.line for line, _ in lost)  # said at the lost cell
     )
+    allow_promised_errors(notebook)
     add_course_cells(notebook, page, cells, len(lines))
+    if page.recorded_in is not None and not has_recorded_run(page.recorded_in, notebook):
+        page.unrecorded = True
+        notebook.metadata.setdefault("mystnb", {}).update(_NOT_RUN)
+    page.notebook = notebook
+    return notebook
+
+
+def allow_promised_errors(notebook: NotebookNode) -> None:
+    """A cell given ``:raises:`` is also tagged raises-exception, so its error does not stop the run.
+
+    Whether it raised what it promised is checked afterwards (``record.unmet_raises``).
+    """
+    for cell in notebook.cells:
+        if cell.cell_type == "code" and cell.metadata.get(RAISES_OPTION):
+            tags = cell.metadata.setdefault("tags", [])
+            if RAISES_TAG not in tags:
+                tags.append(RAISES_TAG)
+
+
+def read_ipynb_page(text: str, myst_extensions: list[str] | tuple[str, ...] = ()) -> NotebookNode:
+    """The notebook of an ``.ipynb`` page, with the course's cells and its lines in the JSON (``ipynbpages``)."""
+    reading = pages.reading()
+    page = reading.page if reading else None
+    if not ipynbpages.is_notebook_json(text):  # the title-only stub a partial build puts in its place
+        body = text.split("\n---\n", 1)[-1] if text.startswith("---\n") else text
+        return v4.new_notebook(cells=[v4.new_markdown_cell(body)], metadata={"mystnb": _NOT_RUN, "orphan": True})
+    notebook = ipynbpages.read(text)
+    if page is None:
+        notebook.metadata.setdefault("mystnb", {}).update(_NOT_RUN)
+        return notebook
+    source_lines = ipynbpages.source_lines(text, notebook) or [0] * len(notebook.cells)
+    # myst-nb reports a markdown cell's first line of text at its entry + 2, and a code cell at its entry.
+    pairs = zip(source_lines, notebook.cells, strict=True)
+    notebook.metadata["source_map"] = [line if cell.cell_type == "markdown" else line + 1 for line, cell in pairs]
+    cells = {
+        index: {"line": source_lines[index] + 1, "code_line": source_lines[index] + 2}
+        for index, cell in enumerate(notebook.cells)
+        if cell.cell_type == "code"
+    }
+    prose = "\n\n".join(cell.source for cell in notebook.cells if cell.cell_type == "markdown")
+    page.source = lessonsource.parse(prose)  # for the title
+    allow_promised_errors(notebook)
+    add_course_cells(notebook, page, cells, len(text.splitlines()))
     if page.recorded_in is not None and not has_recorded_run(page.recorded_in, notebook):
         page.unrecorded = True
         notebook.metadata.setdefault("mystnb", {}).update(_NOT_RUN)

@@ -16,11 +16,10 @@ import dataclasses
 
 from nbformat import NotebookNode
 
-from .reader import SETUP_TAG, VERDICT_TAG, cell_lines
+from .reader import RAISES_OPTION, RAISES_TAG, SETUP_TAG, VERDICT_TAG, cell_lines
 from .render import ExecutedRun, error_line
 from .runtime import RECORD_MIME
 
-RAISES_TAG = "raises-exception"  # myst-nb's and nbclient's tag for a cell allowed to raise
 #: What the verdict adds to the stamp: the devices are read at the end of the run (runtime.devices).
 DEVICE_FIELDS = ("backend", "device_kind", "device_count", "simulated_devices")
 
@@ -31,7 +30,8 @@ class CellError:
     ename: str
     summary: str  # "Type: message", as the page shows it
     line_in_cell: int | None  # 1-based line of the cell's code that raised, from the kernel
-    expected: bool  # the cell is tagged raises-exception
+    expected: bool  # the cell may raise: tagged raises-exception, or given ':raises:'
+    classes: list[str] = dataclasses.field(default_factory=list)  # the exception's class and its bases
 
 
 @dataclasses.dataclass
@@ -60,8 +60,8 @@ class KernelRecord:
     errors: list[CellError] = dataclasses.field(default_factory=list)
     #: the author's code cells (not the hidden setup and verdict cells), in order
     cells: list[CodeCell] = dataclasses.field(default_factory=list)
-    #: author's code cells tagged raises-exception that ran and raised nothing
-    quiet_raisers: list[int] = dataclasses.field(default_factory=list)
+    #: (cell index, message): cells given ':raises: Name' that raised nothing, or something else
+    unmet_raises: list[tuple[int, str]] = dataclasses.field(default_factory=list)
     #: notebook index of the last code cell the kernel started, if any
     last_started: int | None = None
     setup_index: int | None = None
@@ -101,6 +101,19 @@ def collect_cells(notebook: NotebookNode) -> list[CodeCell]:
     ]
 
 
+def unmet_raises(expected: str, errors: list[CellError]) -> str | None:
+    """Why a cell given ``:raises: expected`` broke its promise, or None if it raised that (or a subclass)."""
+    if not errors:
+        return (
+            f"expected {expected}: this cell has ':raises: {expected}' but ran without raising; "
+            "if JAX no longer raises here, rewrite the prose around it"
+        )
+    error = errors[0]
+    if expected in error.classes:
+        return None
+    return f"expected {expected}, but this cell raised {error.summary.splitlines()[0]}"
+
+
 def collect(run: ExecutedRun) -> KernelRecord:
     """Everything the build needs to know about one executed notebook."""
     record = KernelRecord(transcript=run.transcript())
@@ -122,21 +135,25 @@ def collect(run: ExecutedRun) -> KernelRecord:
         if cell.get("execution_count") is not None:
             record.last_started = index
         record.check_results += [item for item in published if item.get("kind") == "check"]
-        failing_lines = [item.get("line") for item in published if item.get("kind") == "error"]
+        raised = [item for item in published if item.get("kind") == "error"]
         errors = [output for output in cell.get("outputs", []) if output.get("output_type") == "error"]
         for number, output in enumerate(errors):
+            kernel_record = raised[number] if number < len(raised) else {}
             record.errors.append(
                 CellError(
                     index,
                     str(output.get("ename", "")),
                     error_line(output),
-                    failing_lines[number] if number < len(failing_lines) else None,
+                    kernel_record.get("line"),
                     RAISES_TAG in tags,
+                    list(kernel_record.get("classes") or [output.get("ename", "")]),
                 )
             )
         ran = cell.get("execution_count") is not None
-        if RAISES_TAG in tags and ran and not errors and SETUP_TAG not in tags and VERDICT_TAG not in tags:
-            record.quiet_raisers.append(index)
+        expected = cell.get("metadata", {}).get(RAISES_OPTION)
+        raised_here = record.errors[-len(errors) :] if errors else []
+        if expected and ran and (problem := unmet_raises(str(expected), raised_here)):
+            record.unmet_raises.append((index, problem))
     if record.stamp is not None and record.verdict is not None:
         record.stamp = {**record.stamp, **{field: record.verdict.get(field) for field in DEVICE_FIELDS}}
     if record.verdict is not None:

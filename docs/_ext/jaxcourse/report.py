@@ -57,6 +57,9 @@ def _table(app: Sphinx, fromdocname: str, pages: list[PageRecord]) -> nodes.tabl
         link = nodes.reference("", page.page_id, internal=True)
         link["refuri"] = app.builder.get_relative_uri(fromdocname, page.docname)
         status = "passed" if page.succeeded else f"failed ({page.error or 'no verdict'})"
+        if page.warnings:
+            lines = ", ".join(str(warning["line"]) for warning in page.warnings)
+            status += f"; stderr shown at line{'s' if len(page.warnings) > 1 else ''} {lines}"
         runtime = f"{page.runtime:.1f}" if page.runtime is not None else "–"
         row = table_row(
             [
@@ -101,6 +104,7 @@ def write_json(app: Sphinx, exception: Exception | None) -> None:
             "fresh": ran_in_this_build(page.stamp),
             "stamp": page.stamp,
             "started": stamp_iso(page.stamp) if page.stamp else None,
+            "warnings": page.warnings,
         }
         for page in ordered_pages(app)
     }

@@ -32,8 +32,8 @@ from pathlib import Path
 
 from . import catalogue, shards
 
-#: How Sphinx prints a located warning or error: "<path>:<line>: ERROR: <message>".
-LOCATED_PROBLEM = re.compile(r"^\S.*?:\d+: (?:WARNING|ERROR|CRITICAL): ")
+#: How Sphinx prints a warning or an error, located ("<path>:<line>: ERROR: <message>") or not.
+PROBLEM = re.compile(r"(?:^|: )(?:WARNING|ERROR|CRITICAL): ")
 #: Files Sphinx leaves in an output folder for its own incremental builds; never published.
 BUILD_INTERNALS = (".doctrees", ".buildinfo", "reports")
 
@@ -93,8 +93,10 @@ def build_and_publish(srcdir: Path, site: Path, options: list[str]) -> int:
     if status != 0:
         # Sphinx has already printed each problem once, located; the summary only counts them.
         problems = warnings.read_text(encoding="utf-8").splitlines() if warnings.exists() else []
-        count = sum(1 for line in problems if LOCATED_PROBLEM.match(line))
-        listed = f"{count} problem{'s' if count != 1 else ''} listed above" if count else "see the messages above"
+        count = sum(1 for line in problems if PROBLEM.search(line))
+        listed = f"{count} problem{'s' if count != 1 else ''} listed above"
+        if not count:  # Sphinx stopped before any page problem: its own message is above
+            listed += f"; sphinx-build stopped with status {status}"
         kept = f"the last good site in {site} was kept" if site.exists() else "no site was published"
         print(f"\nBUILD FAILED ({listed}); {kept}. The failed build is in {staging}.", file=sys.stderr)
         return status or 1

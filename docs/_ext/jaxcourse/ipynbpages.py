@@ -1,0 +1,64 @@
+"""``.ipynb`` pages under docs/: read as the course reads a MyST page, located by the lines of their JSON.
+
+A notebook page gets every promise a ``.md`` page gets (the hidden setup and
+verdict cells, the stamp, the execution report, located errors), so the course
+reads it through the same reader (``nb_custom_formats`` for ``.ipynb``). Its
+"front matter" is the notebook's metadata: ``execution:`` settings and
+``orphan`` sit there. Lines are the lines of the JSON file as nbformat writes it,
+one line of a cell's source per line of JSON: a cell is reported at its
+``"source"`` key, and a statement at the line that holds it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import nbformat
+from nbformat import NotebookNode
+
+from . import frontmatter
+
+_KEY = re.compile(r'^(?P<indent>\s*)"(?P<key>[^"]+)":')
+
+
+def is_notebook_json(text: str) -> bool:
+    return text.lstrip().startswith("{")
+
+
+def read(text: str) -> NotebookNode:
+    return nbformat.reads(text, as_version=4)
+
+
+def source_lines(text: str, notebook: NotebookNode) -> list[int] | None:
+    """Per cell, the 0-based line of its ``"source"`` key in the JSON; None if the layout is not nbformat's.
+
+    nbformat writes each cell's keys in order, ``"source"`` last, one source line per JSON line.
+    """
+    lines = text.splitlines()
+    cell_indent = None
+    found = []
+    for number, line in enumerate(lines):
+        match = _KEY.match(line)
+        if not match:
+            continue
+        if match["key"] == "cell_type" and cell_indent is None:
+            cell_indent = match["indent"]
+        if match["key"] == "source" and match["indent"] == cell_indent:
+            found.append(number)
+    return found if len(found) == len(notebook.cells) else None
+
+
+def front_matter(text: str, notebook: NotebookNode) -> frontmatter.FrontMatter:
+    """The notebook's metadata as a page's front matter, each top-level key at its JSON line."""
+    lines = text.splitlines()
+    key_lines: dict[str, int] = {}
+    # The notebook's own metadata is the top-level key, indented by at most one space (after the cells).
+    top = next((number for number, line in enumerate(lines) if re.match(r'^ ?"metadata":', line)), 0)
+    data = json.loads(json.dumps(notebook.metadata))
+    for key in data:
+        for number in range(top, len(lines)):
+            if re.match(rf'^\s*"{re.escape(key)}":', lines[number]):
+                key_lines.setdefault(key, number + 1)
+                break
+    return frontmatter.FrontMatter(data=data, line_count=0, key_lines=key_lines)
