@@ -394,6 +394,14 @@ JAX_TUTORIAL_IMAGES = {
     "stateful-computations": (
         "Scatter plot of 128 noisy samples of y = 2x - 1, with the fitted regression line drawn in red through them."
     ),
+    "notebooks/thinking_in_jax": (
+        "Line plot of 2 sin(x) cos(x), which equals sin(2x), over 1,000 points of x from 0 to 10, "
+        "oscillating between -1 and 1."
+    ),
+    "notebooks/vmapped_log_probs": (
+        "Scatter plot of estimated against true regression coefficients, the posterior means with red two-sigma "
+        "error bars above and below them, and a black diagonal line where estimate equals truth."
+    ),
     "notebooks/Custom_derivative_rules_for_Python_code": (
         "Line charts over 1,000 points of t from 0 to 10: sin(t) with the derivative grad computes, then sin(t) "
         "again with the gradient that clip_gradient limits to between -0.75 and 0.75."
