@@ -258,6 +258,8 @@ class Porter:
         """``text`` with each line outside code fences ported; ``where_of(i)`` names its i-th line."""
         from . import rawhtml
 
+        # A badge may wrap over two lines ('[![Open in\nColab](...)](...)'): those go first, over the whole text.
+        text = _BADGE.sub(lambda m: self._badge(m, where_of(text.count("\n", 0, m.start()))), text)
         raw_lines = rawhtml.lines_with_html(text)
         lines = text.splitlines(keepends=True)
         out, fence = [], None
