@@ -11,8 +11,10 @@ import hashlib
 import importlib.util
 import json
 import os
+import platform
 import re
 import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -26,7 +28,7 @@ BUILD = ROOT / "_build"
 SITE = BUILD / "html"
 REQUIREMENTS = "requirements.txt"
 DIRECT_NEEDS = "requirements.in"
-PIP_TOOLS = "pip-tools==7.6.2"
+PIP_TOOLS = "pip-tools==7.6.2"  # also pinned in requirements.txt: pip-sync keeps itself
 #: The environment every site session shares.
 SITE_ENV = ROOT / ".nox" / "site"
 #: What an environment is built from: when one changes, it is filled again.
@@ -34,41 +36,106 @@ ENVIRONMENT_FILES = (REQUIREMENTS, "docs/_ext/pyproject.toml", "docs/_ext/jaxcou
 RUFF = ["-m", "ruff", "check", "--config", "docs/_ext/pyproject.toml", "conf.py", "noxfile.py", "docs/_ext", "tests"]
 
 
+def interpreter() -> str:
+    """The Python that builds the environments: a change of it rebuilds them from scratch."""
+    return f"{sys.implementation.name} {platform.python_version()} {Path(sys.executable).resolve()}"
+
+
+def pinned(requirements: Path) -> dict[str, str]:
+    """Distribution name -> version of every ``name==version`` line (the in-place package: 'jaxcourse' -> '')."""
+    pins = {}
+    for line in requirements.read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if "==" in line:
+            name, version = line.split("==", 1)
+            pins[canonical(name)] = version.strip()
+        elif line.startswith("-e ") and "docs/_ext" in line:
+            pins["jaxcourse"] = ""
+    return pins
+
+
+def canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+#: Installed with the environment's own pip, outside the pins: pip-sync leaves them alone too.
+TOOLING = {"pip", "setuptools", "wheel"}
+
+
+def installed(python: Path) -> dict[str, str]:
+    """Distribution name -> version, as the environment's Python sees them (a fraction of a second)."""
+    script = (
+        "import importlib.metadata as m, json; "
+        "print(json.dumps({d.metadata['Name']: d.version for d in m.distributions()}))"
+    )
+    result = subprocess.run([str(python), "-c", script], capture_output=True, text=True, check=True)
+    return {canonical(name): version for name, version in json.loads(result.stdout).items()}
+
+
+def out_of_sync(python: Path, requirements: Path) -> list[str]:
+    """What differs between the environment and the pins: missing, extra or other versions ([] if none)."""
+    pins, have = pinned(requirements), installed(python)
+    differences = [f"{name} missing" for name in pins if name not in have]
+    differences += [f"{name} {have[name]} installed, {version} pinned" for name, version in pins.items()
+                    if name in have and version and have[name] != version]  # fmt: skip
+    differences += [f"{name} {have[name]} not pinned" for name in have if name not in pins and name not in TOOLING]
+    return differences
+
+
+def shown(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
 def environment(session: nox.Session, location: Path = SITE_ENV, requirements: str = REQUIREMENTS) -> Path:
     """A virtual environment holding exactly these pins and the course extension in place; its bin folder.
 
-    Created on first use and filled again only when the pins, the extension's metadata or the
-    kernel spec change: the extension is installed in place, so edits to its code need nothing.
-    With uv on the PATH (pip install 'nox[uv]') it installs the same pins several times faster.
+    Created on first use, and synced to the pins (a package dropped from them is removed; one changed by
+    hand is put back) whenever the pins, the extension's metadata, the kernel spec or the interpreter
+    change, or what is installed differs from the pins: uv's ``pip sync`` with uv on the PATH
+    (pip install 'nox[uv]'), pip-tools' ``pip-sync`` otherwise. A new interpreter starts a new
+    environment. The extension is installed in place, so edits to its code need nothing.
     """
     uv = shutil.which("uv")
     python = location / "bin" / "python"
+    sources = [ROOT / requirements if not Path(requirements).is_absolute() else Path(requirements)]
+    sources += [ROOT / name for name in ENVIRONMENT_FILES[1:]]
+    wanted = json.dumps(
+        {"interpreter": interpreter(), "files": hashlib.sha256(b"".join(p.read_bytes() for p in sources)).hexdigest()}
+    )
+    stamp = location / ".course-requirements"
+    recorded = json.loads(stamp.read_text(encoding="utf-8")) if stamp.exists() else {}
+    if python.exists() and recorded.get("interpreter") not in (None, interpreter()):
+        session.log(f"The interpreter changed ({recorded['interpreter']}): making {shown(location)} anew")
+        shutil.rmtree(location)
     if not python.exists():
-        session.log(f"Creating the environment {location.relative_to(ROOT)} (once; later sessions reuse it)")
+        session.log(f"Creating the environment {shown(location)} (once; later sessions reuse it)")
         if uv:
             session.run(uv, "venv", "--quiet", "--python", sys.executable, str(location), external=True)
         elif importlib.util.find_spec("virtualenv"):  # nox's own dependency: it seeds a current pip
             session.run(sys.executable, "-m", "virtualenv", "--quiet", str(location), external=True)
         else:  # the standard library's venv seeds the pip bundled with Python, slower to install the pins
             session.run(sys.executable, "-m", "venv", str(location), external=True)
-    sources = [ROOT / requirements if not Path(requirements).is_absolute() else Path(requirements)]
-    sources += [ROOT / name for name in ENVIRONMENT_FILES[1:]]
-    wanted = hashlib.sha256(b"".join(path.read_bytes() for path in sources)).hexdigest()
-    stamp = location / ".course-requirements"
-    if not (stamp.exists() and stamp.read_text(encoding="utf-8") == wanted):
-        session.log(f"Installing the pinned packages into {location.relative_to(ROOT)} (a minute or two, once)")
-        if uv:
-            # uv leaves compiling the .pyc files to the first imports, which the first build would then
-            # pay for; compile them now, as pip does.
-            session.run(
-                uv, "pip", "install", "--quiet", "--python", str(python), "-r", str(sources[0]),
-                env={"UV_COMPILE_BYTECODE": "1"}, external=True,
-            )  # fmt: skip
-        else:
-            session.run(str(python), "-m", "pip", "install", "--quiet", "-r", str(sources[0]), external=True)
+    if stamp.exists() and stamp.read_text(encoding="utf-8") == wanted:
+        differences = out_of_sync(python, sources[0])
+        if not differences:
+            return python.parent
+        session.log(f"{shown(location)} differs from {sources[0].name}: {', '.join(differences[:5])}")
+    session.log(f"Syncing {shown(location)} with {sources[0].name} (a minute or two the first time)")
+    if uv:
+        # uv leaves compiling the .pyc files to the first imports, which the first build would then
+        # pay for; compile them now, as pip does.
+        session.run(
+            uv, "pip", "sync", "--quiet", "--python", str(python), str(sources[0]),
+            env={"UV_COMPILE_BYTECODE": "1"}, external=True,
+        )  # fmt: skip
+    else:
+        # pip-sync runs inside the environment: it installs what is missing, then removes what is not pinned.
+        session.run(str(python), "-m", "pip", "install", "--quiet", PIP_TOOLS, external=True)
+        session.run(str(python), "-m", "piptools", "sync", "--quiet", str(sources[0]), external=True)
+    if "jaxcourse" in pinned(sources[0]):
         # The course kernel spec, installed once here: builds only check it, so parallel builds never race on it.
         session.run(str(python), "-m", "jaxcourse.kernel", "install", silent=True, external=True)
-        stamp.write_text(wanted, encoding="utf-8")
+    stamp.write_text(wanted, encoding="utf-8")
     return python.parent
 
 

@@ -59,3 +59,75 @@ def test_every_session_has_a_one_line_docstring():
         function = next(node for node in TREE.body if isinstance(node, ast.FunctionDef) and node.name == name)
         docstring = ast.get_docstring(function)
         assert docstring and "\n" not in docstring, name
+
+
+# --- The shared environment holds exactly the pins ----------------------------------------------------------------
+
+
+class Session:
+    """The part of nox.Session that environment() uses, running its commands for real."""
+
+    def __init__(self):
+        self.logged = []
+
+    def log(self, message):
+        self.logged.append(message)
+
+    def run(self, *command, external=True, env=None, silent=False):
+        import os
+        import subprocess
+
+        subprocess.run(command, check=True, capture_output=True, env={**os.environ, **(env or {})})
+
+
+def wheel(folder, name: str, version: str) -> None:
+    """A pure-Python wheel made by hand: one module, and the metadata pip needs."""
+    import zipfile
+
+    dist = f"{name}-{version}.dist-info"
+    files = {
+        f"{name}.py": "VALUE = 1\n",
+        f"{dist}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
+        f"{dist}/WHEEL": "Wheel-Version: 1.0\nGenerator: hand\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    files[f"{dist}/RECORD"] = "".join(f"{path},,\n" for path in [*files, f"{dist}/RECORD"])
+    with zipfile.ZipFile(folder / f"{name}-{version}-py3-none-any.whl", "w") as archive:
+        for path, text in files.items():
+            archive.writestr(path, text)
+
+
+def test_a_package_dropped_from_the_pins_leaves_the_environment(tmp_path):
+    import sys
+
+    sys.path.insert(0, str(ROOT))
+    import noxfile
+
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    for name in ("courseprobe_kept", "courseprobe_dropped"):
+        wheel(wheels, name, "1.0")
+    # The sync tool and what it needs, at the site's own pins, then two packages of our own.
+    site_pins = noxfile.pinned(ROOT / "requirements.txt")
+    tooling = ["pip-tools", "build", "click", "pyproject-hooks", "packaging", "pip", "setuptools", "wheel"]
+    lines = [f"--find-links {wheels}"] + [f"{name}=={site_pins[name]}" for name in tooling]
+    requirements = tmp_path / "requirements.txt"
+    requirements.write_text("\n".join([*lines, "courseprobe-kept==1.0", "courseprobe-dropped==1.0", ""]))
+    location = tmp_path / "env"
+    session = Session()
+    noxfile.environment(session, location, str(requirements))
+    assert noxfile.out_of_sync(location / "bin" / "python", requirements) == []
+    assert {"courseprobe-kept", "courseprobe-dropped"} <= set(noxfile.installed(location / "bin" / "python"))
+    requirements.write_text("\n".join([*lines, "courseprobe-kept==1.0", ""]))
+    noxfile.environment(session, location, str(requirements))
+    have = noxfile.installed(location / "bin" / "python")
+    assert "courseprobe-kept" in have and "courseprobe-dropped" not in have
+    # By hand, behind the pins' back: the next session notices and puts it right, though no file changed.
+    session.run(str(location / "bin" / "python"), "-m", "pip", "install", "--no-index", "--find-links", str(wheels),
+                "courseprobe-dropped==1.0")  # fmt: skip
+    noxfile.environment(session, location, str(requirements))
+    assert "courseprobe-dropped" not in noxfile.installed(location / "bin" / "python")
+    assert any("courseprobe-dropped 1.0 not pinned" in line for line in session.logged)
+
+
+def test_the_interpreter_is_part_of_the_fingerprint():
+    assert "interpreter()" in ast.unparse(next(n for n in TREE.body if getattr(n, "name", "") == "environment"))

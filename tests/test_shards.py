@@ -192,3 +192,32 @@ def test_a_page_without_a_recorded_run_is_estimated_from_its_minutes(tmp_path):
 def test_a_malformed_shard_is_refused(text):
     with pytest.raises(shards.ShardError):
         shards.parse_shard(text)
+
+
+PROBE = '''
+from pathlib import Path
+
+
+def setup(app):
+    def before_reading(app, env, docnames):
+        cache = Path(app.config.nb_execution_cache_path)
+        Path(app.srcdir, "cache-seen.txt").write_text(f"{cache.is_dir()} {(cache / 'global.db').is_file()}")
+
+    # Sphinx emits this in the main process, after builder-inited and before it forks the readers.
+    app.connect("env-before-read-docs", before_reading, priority=1)
+    return {"parallel_read_safe": True}
+'''
+
+
+def test_the_execution_cache_exists_before_the_readers_fork(tmp_path):
+    """jupyter-cache makes its folder with check-then-mkdir: parallel readers on an empty cache raced."""
+    from conftest import build
+
+    srcdir = make_site(tmp_path, lessons={"counted": LESSONS["counted"]})
+    (srcdir / "cacheprobe.py").write_text(PROBE, encoding="utf-8")
+    with open(srcdir / "conf.py", "a", encoding="utf-8") as conf:
+        conf.write("\nimport sys\nsys.path.insert(0, str(Path(__file__).parent))\nextensions.append('cacheprobe')\n")
+    cache = tmp_path / "empty-cache"
+    result = build(srcdir, "-j", "2", "-D", "nb_execution_mode=cache", "-D", f"nb_execution_cache_path={cache}")
+    assert result.returncode == 0, result.output
+    assert (srcdir / "cache-seen.txt").read_text() == "True True"

@@ -90,6 +90,20 @@ def configure_notebooks(app: Sphinx, config) -> None:
     os.environ[kernel.STDERR_DIR_VARIABLE] = str(Path(app.doctreedir, "kernel-stderr"))
 
 
+def create_execution_cache(app: Sphinx) -> None:
+    """Create the execution cache (its folder and database) before parallel readers fork.
+
+    jupyter-cache makes them on first use, with a check-then-mkdir (``JupyterCacheBase.path``): two
+    readers opening an empty cache at once crashed with FileExistsError. Made here, in the main
+    process at builder-inited, every reader finds them.
+    """
+    if app.config.nb_execution_mode != "cache" and not app.config.course_require_recorded:
+        return
+    from jupyter_cache import get_cache
+
+    get_cache(app.config.nb_execution_cache_path).db  # noqa: B018 - creates the folder and the tables
+
+
 def add_static_dir(app: Sphinx, config) -> None:
     # At config-inited, so the pickled and the fresh configuration agree on rebuilds.
     static = str(Path(__file__).parent / "static")
@@ -122,6 +136,7 @@ def setup(app: Sphinx) -> dict:
     # After myst_nb's setup: myst-nb's parser, with a dead kernel reported at its page and line.
     app.add_source_parser(CourseParser, override=True)
     app.connect("builder-inited", stamps.note_build_start)
+    app.connect("builder-inited", create_execution_cache)
     app.connect("env-before-read-docs", scheduling.balance_chunks)
     app.connect("env-before-read-docs", progress.start_counting)
     app.connect("source-read", pagesource.on_source_read)
