@@ -103,7 +103,10 @@ def environment(session: nox.Session, location: Path = SITE_ENV, requirements: s
         {"interpreter": interpreter(), "files": hashlib.sha256(b"".join(p.read_bytes() for p in sources)).hexdigest()}
     )
     stamp = location / ".course-requirements"
-    recorded = json.loads(stamp.read_text(encoding="utf-8")) if stamp.exists() else {}
+    try:
+        recorded = json.loads(stamp.read_text(encoding="utf-8")) if stamp.exists() else {}
+    except ValueError:  # a stamp of an older noxfile: a bare digest
+        recorded = {}
     if python.exists() and recorded.get("interpreter") not in (None, interpreter()):
         session.log(f"The interpreter changed ({recorded['interpreter']}): making {shown(location)} anew")
         shutil.rmtree(location)
