@@ -196,7 +196,7 @@ CASES |= {
             ":::{code-cell} ipython3\nprint('never run')\n:::\n\n" + code_cell("x = 1\nassert x == 2, 'x is one'"),
         ),
         [
-            (":::{code-cell} ipython3", r"^Found an unexpected `code-cell`"),  # myst-nb's own message
+            (":::{code-cell} ipython3", r"^this code cell is never executed or shown: myst-nb runs only cells fenced"),
             ("assert x == 2", r'^cell failed: AssertionError at "assert x == 2, \'x is one\'": x is one'),
         ],
     ),
@@ -323,16 +323,17 @@ CRASHES_AND_OUTPUTS = {
     "swallowed-cell": (
         lesson(
             "swallowed-cell",
-            code_cell("x = 1") + "\n````{note}\nA note whose fence is never closed.\n\n" + code_cell("print('lost')"),
+            code_cell("x = 1")
+            + "\n````{note}\nA note whose fence is never closed.\n\n```{code-cell} python3\nprint('lost')\n```\n",
         ),
-        [("print('lost')", r"^this code cell is never executed or shown: the block '````\{note\}' opened at line")],
+        [("```{code-cell} python3", r"^this code cell is never executed or shown: the block '````\{note\}' opened at")],
     ),
     "cell-inside-a-directive": (
         lesson(
             "cell-inside-a-directive",
-            code_cell("x = 1") + "\n````{note}\nA closed note.\n\n" + code_cell("print('nested')") + "````\n",
+            code_cell("x = 1") + "\n````{note}\nA closed note.\n\n```{code-cell} python3\nprint('nested')\n```\n````\n",
         ),
-        [("print('nested')", r"^this code cell is never executed or shown: it is inside the block '````\{note\}'")],
+        [("```{code-cell} python3", r"^this code cell is never executed or shown: it is inside the block '````")],
     ),
     # stderr fails a lesson: one message per cell, quoting its first line, at the statement when known.
     "stderr-in-a-lesson": (
@@ -426,7 +427,7 @@ DOCS_PAGES = {
     "prose-page-with-a-code-cell": (
         "---\norphan: true\n---\n\n# Prose\n\nThis page forgot its notebook front matter.\n\n"
         + code_cell("print('never runs')"),
-        [("print('never runs')", r"^this page is not a notebook, so this code cell never runs")],
+        [("```{code-cell}", r"^this page is not a notebook, so this code cell never runs")],
     ),
     # A page loads nothing from outside: a remote image is refused at its line.
     "prose-page-with-remote-image": (
