@@ -291,6 +291,43 @@ def tests(session: nox.Session) -> None:
     )
 
 
+#: Tests of the engine's pure modules: no site is built and no kernel starts (nox -s unit).
+UNIT_TESTS = ["tests/unit"]
+#: Small sites, each built once, that exercise the Sphinx and myst-nb integration end to end.
+SMALL_SITE_TESTS = ["tests/test_notebook_pages.py", "tests/test_raises.py", "tests/test_failures.py"]
+
+
+@nox.session(python=False)
+def unit(session: nox.Session) -> None:
+    """Run the unit tests of the engine's pure modules, in seconds: no site, no kernel."""
+    run(session, "python", "-m", "pytest", "-q", *(session.posargs or UNIT_TESTS))
+
+
+#: What the weekly upstream check moves to its newest release; every other package keeps its pin.
+UPSTREAM = ("sphinx", "myst-nb", "myst-parser", "furo")
+
+
+@nox.session(python=False)
+def upstream(session: nox.Session) -> None:
+    """Test the engine against the newest Sphinx, myst-nb and furo, in an environment of its own."""
+    folder = ROOT / ".nox" / "upstream"
+    folder.mkdir(parents=True, exist_ok=True)
+    pins = folder / "requirements.txt"
+    # pip-compile keeps the pins of the file it writes to: start from ours and move only these.
+    shutil.copy(ROOT / REQUIREMENTS, pins)
+    upgrades = [argument for name in UPSTREAM for argument in ("--upgrade-package", name)]
+    run(
+        session, "python", "-m", "piptools", "compile", "--quiet", "--strip-extras", "--allow-unsafe",
+        "--no-emit-index-url", "--output-file", str(pins), *upgrades, DIRECT_NEEDS,
+    )  # fmt: skip
+    text = pins.read_text(encoding="utf-8")
+    pins.write_text(re.sub(r"^-e .*docs/_ext$", f"-e {ROOT / 'docs' / '_ext'}", text, flags=re.M), encoding="utf-8")
+    moved = {name: version for name, version in pinned(pins).items() if name in UPSTREAM}
+    session.log("Newest releases: " + ", ".join(f"{name} {version}" for name, version in moved.items()))
+    bin_dir = environment(session, folder / "env", str(pins))
+    run(session, "python", "-m", "pytest", *(session.posargs or UNIT_TESTS + SMALL_SITE_TESTS), bin_dir=bin_dir)
+
+
 @nox.session(python=False)
 def bench(session: nox.Session) -> None:
     """Benchmark builds (fresh, no-change, prose edit, parallel) and write _build/bench.json."""

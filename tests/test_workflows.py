@@ -47,7 +47,17 @@ def workflow(name: str) -> dict:
 
 
 def test_there_are_workflows_to_check():
-    assert {path.name for path in WORKFLOWS} >= {"pages.yml", "pull-request.yml", "pr-comment.yml", "links.yml"}
+    assert {path.name for path in WORKFLOWS} >= {
+        "pages.yml", "pull-request.yml", "pr-comment.yml", "links.yml", "upstream.yml"
+    }  # fmt: skip
+
+
+def test_the_upstream_check_runs_weekly_against_the_newest_releases():
+    data = workflow("upstream.yml")
+    assert data[True]["schedule"][0]["cron"].split()[-1] in {"0", "1", "2", "3", "4", "5", "6"}
+    assert any("nox -s upstream" in step.get("run", "") for step in data["jobs"]["check"]["steps"])
+    source = (ROOT / "noxfile.py").read_text(encoding="utf-8")
+    assert 'UPSTREAM = ("sphinx", "myst-nb", "myst-parser", "furo")' in source
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=lambda path: path.name)
@@ -161,6 +171,7 @@ def test_the_write_tokens_are_where_they_are_needed():
         ("pages.yml", "deploy"): ["id-token", "pages"],
         ("pr-comment.yml", "comment"): ["pull-requests"],
         ("links.yml", "report"): ["issues"],
+        ("upstream.yml", "report"): ["issues"],
     }
 
 
