@@ -43,7 +43,10 @@ def on_source_read(app: Sphinx, docname: str, source: list[str]) -> None:
         read_notebook_file(app, docname, path, source)
         return
     if not lesson and not is_myst_markdown_notebook(text):
-        report_front_matter(docname, prose_problems(text) + cells_of_a_prose_page(text))
+        cells = cells_of_a_prose_page(text)
+        report_front_matter(docname, prose_problems(text) + cells)
+        if cells:  # one message each, and no follow-on noise from the cells myst-nb would try to show
+            source[0] = stub(text, path, "This page was not built: it has code cells but is not a notebook.")
         return
     only = app.config.course_only_pages
     if only and docname not in only:
