@@ -181,3 +181,41 @@ def test_eqnarray_renders_and_no_page_loads_from_outside(site):
     assert len(table.find_all("mtr")) == 2
     sources = [tag.get("src", "") for tag in page.find_all(["img", "script", "iframe"])]
     assert sources and not [src for src in sources if src.startswith(("http:", "https:", "//"))]
+
+
+def test_no_ported_page_makes_a_request_outside_the_site(site):
+    """In Chromium, over HTTP: every request a ported page makes goes to the site itself, and none fails."""
+    import functools
+    import http.server
+    import os
+    import threading
+
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as error:
+        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+            raise
+        pytest.skip(f"Playwright is not installed: {error}")
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site.outdir)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    requests, failures, errors = [], [], []
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+            page = browser.new_page()
+            page.on("request", lambda request: requests.append(request.url))
+            page.on("requestfailed", lambda request: failures.append(request.url))
+            page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+            for name in ("docs/ported/guide.html", "docs/ported/notebooks/walkthrough.html"):
+                assert page.goto(base + name, wait_until="networkidle").status == 200
+            browser.close()
+    finally:
+        server.shutdown()
+    assert requests and all(url.startswith(base) or url.startswith("data:") for url in requests), requests
+    assert not failures and not errors, (failures, errors)
