@@ -35,7 +35,7 @@ from . import (
     stamps,
     toctree,
 )
-from .directives import ExecutionReport, LessonIndex, RecordedRun
+from .directives import ExecutionReport, LessonIndex, RecordedRun, StartHere
 from .domain import CourseDomain
 from .figures import ThemedFigures
 from .nodes import PLACEHOLDERS, skip_placeholder
@@ -116,6 +116,7 @@ def setup(app: Sphinx) -> dict:
     app.add_transform(ThemedFigures)
     app.add_directive("recorded-run", RecordedRun)
     app.add_directive("lesson-index", LessonIndex)
+    app.add_directive("start-here", StartHere)
     app.add_directive("execution-report", ExecutionReport)
     app.add_directive("change-report", changepage.ChangeReport)
     app.add_directive("compatibility-matrix", compatpage.CompatibilityMatrix)
@@ -156,4 +157,6 @@ def setup(app: Sphinx) -> dict:
     app.connect("config-inited", configure_notebooks)
     app.connect("config-inited", compatpage.leave_out_page_without_verdicts)
     app.add_css_file("course.css")
+    # After sphinx-togglebutton's script (added at config-inited with the default priority): names its buttons.
+    app.add_js_file("course.js", priority=600)
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 4}
