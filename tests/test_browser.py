@@ -695,6 +695,39 @@ def test_the_home_page_outline_has_a_heading_per_phase(context, server):
     assert shown == [f"Phase {n:02d}: {title}" for n, title in phases]
 
 
+@pytest.mark.parametrize("word", ["jit", "vmap"])
+def test_search_ranks_the_lesson_about_the_word_first_with_a_prose_snippet(context, server, word):
+    from conftest import COURSE
+
+    record = visit(context, server, f"search.html?q={word}")
+    page = record.page
+    expect(page.locator("#search-results p.search-summary")).to_contain_text("Search finished")
+    page.wait_for_load_state("networkidle")
+    about = [lesson for lesson in COURSE if re.search(rf"\b{word}\b", lesson.meta["title"])]
+    assert len(about) == 1, about
+    first = page.locator("ul.search > li").first
+    assert urlsplit(first.locator("a").first.evaluate("(a) => a.href")).path == f"/lessons/{about[0].id}.html"
+    snippet = first.locator("p.context").inner_text()
+    assert word in snippet.lower() and len(snippet) > 60, snippet
+    assert "Executed by this build" not in snippet and "UTC" not in snippet, snippet  # never the run stamp
+    pages = [url for url in record.requests if re.search(r"/(lessons|docs)/[^/]+\.html", url)]
+    assert pages == [], f"the search downloaded pages to make its snippets: {pages}"
+
+
+def test_one_search_needs_no_page_downloaded(context, server):
+    """The cost of one search, printed: the page, its assets, the index and the prose file, nothing else."""
+    page = context.new_page()
+    responses = []
+    page.on("requestfinished", lambda request: responses.append(request))
+    page.goto(server + "search.html?q=jit")
+    expect(page.locator("#search-results p.search-summary")).to_contain_text("Search finished")
+    page.wait_for_load_state("networkidle")
+    sizes = {urlsplit(r.url).path: len(r.response().body()) for r in responses if r.response() is not None}
+    print(f"\nOne search for 'jit': {len(responses)} requests, {sum(sizes.values()):,} bytes")
+    assert "/_static/course-search.js" in sizes
+    assert sum(sizes.values()) < 1024 * 1024, sizes
+
+
 def test_code_names_are_not_underlined_in_the_dark_theme(reader, server):
     page = visit(reader("1280", "dark"), server, LESSON_PAGE).page
     underlined = page.locator("div.highlight span").evaluate_all(

@@ -379,3 +379,19 @@ def test_the_code_spans_pages_leave_out_are_drawn_as_plain_code_text_in_both_the
     page = (course_site.outdir / "lessons" / f"{LESSON}.html").read_text(encoding="utf-8")
     assert '<span class="n">' not in page and '<span class="o">' not in page and '<span class="k">' in page
 
+
+def test_search_quotes_each_page_s_own_prose_from_one_file_the_search_page_alone_loads(course_site):
+    raw = (course_site.outdir / "_static" / "course-search.js").read_text(encoding="utf-8")
+    data = json.loads(raw[raw.index("=") + 1 : raw.index(";\n")])
+    lessons = sorted(docname for docname in data if docname.startswith("lessons/"))
+    assert lessons == sorted(f"lessons/{path.stem}" for path in LESSON_FILES)
+    page = data[f"lessons/{LESSON}"]
+    # "What you will be able to do", first of all
+    assert page["objectives"].startswith("Explain tracing, compilation, dispatch")
+    assert page["prose"] and len(page["prose"]) <= 1200
+    for text in (page["objectives"], page["prose"]):
+        assert "Executed by this build" not in text and "UTC" not in text and "PASS:" not in text
+        assert "import jax" not in text and "Compare your reasoning" not in text
+    search = course_site.html("search.html")
+    assert search.find("script", src=re.compile(r"course-search\.js"))
+    assert not course_site.html(PAGE).find("script", src=re.compile(r"course-search\.js"))

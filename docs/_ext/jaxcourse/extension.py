@@ -32,6 +32,7 @@ from . import (
     rawhtml,
     report,
     scheduling,
+    searchsummaries,
     stamps,
     toctree,
 )
@@ -132,6 +133,8 @@ def setup(app: Sphinx) -> dict:
     app.connect("doctree-read", publishcheck.check_shown_images)
     app.connect("doctree-read", executedpage.on_doctree_read)
     app.connect("doctree-read", mathfont.collect_characters)
+    # After the header and the transcript are in place (executedpage), which it leaves out.
+    app.connect("doctree-read", searchsummaries.collect, priority=600)
     app.connect("env-get-outdated", report.pages_to_reread)
     app.connect("env-get-outdated", pagesource.pages_run_in_another_environment)
     # Before the report's table replaces its placeholder, which marks where the link goes.
@@ -145,6 +148,7 @@ def setup(app: Sphinx) -> dict:
     app.connect("build-finished", compatpage.publish_verdicts)
     app.connect("build-finished", downloads.resolve_download_links)
     app.connect("build-finished", publishcheck.check_published_svgs)
+    app.connect("build-finished", searchsummaries.write_data)
     app.connect("env-check-consistency", toctree.pages_outside_every_toctree)
     app.connect("missing-reference", apilinks.link_jax_names)
     app.connect("html-collect-pages", collect_site_pages)
@@ -152,11 +156,13 @@ def setup(app: Sphinx) -> dict:
     app.connect("html-page-context", accessibility.on_html_page_context, priority=600)
     app.connect("html-page-context", pagestyles.leave_out_mystnb_css)
     app.connect("html-page-context", pagestyles.slim_code_markup)
+    app.connect("html-page-context", searchsummaries.add_to_search_page)
     app.connect("config-inited", options.check)
     app.connect("config-inited", add_static_dir)
     app.connect("config-inited", configure_notebooks)
+    app.connect("config-inited", searchsummaries.configure)
     app.connect("config-inited", compatpage.leave_out_page_without_verdicts)
     app.add_css_file("course.css")
     # After sphinx-togglebutton's script (added at config-inited with the default priority): names its buttons.
     app.add_js_file("course.js", priority=600)
-    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 4}
+    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 5}
