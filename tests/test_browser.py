@@ -662,6 +662,49 @@ def test_a_toggle_s_name_follows_its_state(context, server):
     expect(button).to_have_attribute("aria-label", "Hide solution: Foundation")
 
 
+#: Each chart's smallest text in CSS px as drawn on the page: the SVG is put inline at the size its <img>
+#: has, and each <text>'s font size is scaled by the transform from its units to the screen.
+CHART_TEXT = """async () => {
+  const charts = [];
+  for (const img of document.querySelectorAll('figure img')) {
+    if (img.offsetParent === null) continue;  // the other theme's twin
+    img.scrollIntoView();
+    const shown = img.getBoundingClientRect().width;
+    const source = await (await fetch(img.currentSrc || img.src)).text();
+    const svg = new DOMParser().parseFromString(source, 'image/svg+xml').documentElement;
+    const inline = document.importNode(svg, true);
+    inline.setAttribute('width', shown);
+    inline.removeAttribute('height');
+    const host = document.createElement('div');
+    host.style.cssText = 'position: absolute; left: 0; top: 0; visibility: hidden';
+    host.appendChild(inline);
+    document.body.appendChild(host);
+    const sizes = [...inline.querySelectorAll('text')].filter((text) => text.textContent.trim()).map((text) => {
+      const matrix = text.getScreenCTM();
+      return parseFloat(getComputedStyle(text).fontSize) * Math.hypot(matrix.a, matrix.b);
+    });
+    host.remove();
+    charts.push({src: img.getAttribute('src').split('/').pop(), shown, texts: sizes.length,
+                 smallest: Math.min(...sizes), glyphPaths: /<use[^>]+#DejaVu/.test(source)});
+  }
+  return charts;
+}"""
+SMALLEST_CHART_TEXT_PX = 11
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("path", LESSON_PAGES)
+def test_chart_text_is_text_and_readable_on_a_phone(reader, server, path, scheme):
+    page = visit(reader("390", scheme), server, path).page
+    charts = page.evaluate(CHART_TEXT)
+    assert charts, f"{path} shows no chart"
+    for chart in charts:
+        print(f"\n{path} {scheme}: {chart['src']} shown {chart['shown']:.0f} px wide, smallest text "
+              f"{chart['smallest']:.2f} px")  # fmt: skip
+        assert chart["texts"] > 0 and not chart["glyphPaths"], f"{chart['src']}: text drawn as paths"
+        assert chart["smallest"] >= SMALLEST_CHART_TEXT_PX, chart
+
+
 @pytest.mark.parametrize("size", sorted(VIEWPORTS))
 def test_a_newcomer_sees_where_to_start_and_the_phases_on_the_first_screen(reader, server, size, course_site):
     from conftest import COURSE

@@ -164,7 +164,8 @@ def test_figure_is_a_valid_svg_with_three_equal_bars(course_site):
     heights = bar_heights(svg)
     assert len(heights) == 3 and len(set(heights)) == 1 and heights[0] > 0
     text = svg.read_text(encoding="utf-8")
-    assert "<text" not in text  # glyphs are paths: no dependency on the reader's fonts
+    # Text as text, which a reader can zoom and have read aloud, in a font named with its fallbacks.
+    assert "<text" in text and "DejaVuSans" not in text and "sans-serif" in text
     assert "<dc:date>" not in text
 
 
