@@ -2,9 +2,10 @@
  *
  * Sphinx weighs a word in a page's title like a word in any of its section headings, so the lesson
  * about `jit` ranked below two lessons that have a section about it. Here a page whose own title holds a
- * word of the query comes first, then a page whose objectives ("What you will be able to do") hold it,
- * and a lesson before another page with the same score. The weights of Sphinx's other matches are
- * Sphinx's defaults.
+ * word of the query comes first (the shorter the title, the more it is about the word: Sphinx weighs
+ * its own title matches so), then a page whose objectives ("What you will be able to do") hold it, and
+ * a lesson before another page with the same score. The weights of Sphinx's other matches are Sphinx's
+ * defaults.
  */
 var Scorer = {
   objNameMatch: 11,
@@ -38,7 +39,7 @@ var Scorer = {
     const page = (window.COURSE_SEARCH || {})[docname] || {};
     let bonus = 0;
     for (const word of Scorer.queryWords()) {
-      if (Scorer.holds(title || "", word)) bonus += Scorer.pageTitle;
+      if (Scorer.holds(title || "", word)) bonus += Scorer.pageTitle * (1 + word.length / title.length);
       else if (Scorer.holds(page.objectives || "", word)) bonus += Scorer.objectives;
     }
     if (docname.startsWith("lessons/")) bonus += Scorer.lesson;
