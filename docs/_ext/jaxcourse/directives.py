@@ -62,6 +62,10 @@ def duration(minutes: int) -> str:
     return f"{hours} h {rest} min" if rest else f"{hours} h"
 
 
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def _lesson_link(directive: SphinxDirective, lesson: catalogue.Lesson) -> addnodes.pending_xref:
     lessons_dir = directive.config.course_lessons_dir.strip("/")
     reference = addnodes.pending_xref(
@@ -101,16 +105,17 @@ class StartHere(SphinxDirective):
         total = sum(lesson.meta["minutes"] for lesson in lessons)
         box += nodes.paragraph(
             "",
-            f"The course has {len(phases)} phases and {len(lessons)} lessons, about {duration(total)} of study "
-            "in all. Each phase builds on the ones before it:",
+            f"The course has {_count(len(phases), 'phase')} and {_count(len(lessons), 'lesson')}, about "
+            f"{duration(total)} of study in all. Each phase builds on the ones before it:",
         )
         listing = nodes.bullet_list(classes=["start-phases"])
         for phase, members in phases.items():
             item = nodes.paragraph()
             item += nodes.reference("", phase_caption(phase, members), refid=phase_id(phase, members))
             minutes = sum(lesson.meta["minutes"] for lesson in members)
-            count = f"{len(members)} lesson{'s' if len(members) != 1 else ''}"
-            item += nodes.inline("", f" · {count} · about {duration(minutes)}", classes=["lesson-list-meta"])
+            item += nodes.inline(
+                "", f" · {_count(len(members), 'lesson')} · about {duration(minutes)}", classes=["lesson-list-meta"]
+            )
             listing += nodes.list_item("", item)
         box += listing
         return [box]
