@@ -165,7 +165,7 @@ def test_figure_is_a_valid_svg_with_three_equal_bars(course_site):
     assert len(heights) == 3 and len(set(heights)) == 1 and heights[0] > 0
     text = svg.read_text(encoding="utf-8")
     # Text as text, which a reader can zoom and have read aloud, in a font named with its fallbacks.
-    assert "<text" in text and "DejaVuSans" not in text and "sans-serif" in text
+    assert "<text" in text and "DejaVuSans" not in text and "text{font-family: 'DejaVu Sans'" in text
     assert "<dc:date>" not in text
 
 

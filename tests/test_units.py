@@ -546,7 +546,10 @@ def test_a_figure_s_text_is_text_big_enough_for_a_phone_and_the_same_bytes_each_
     assert width == runtime.FIGURE_SIZE[0] * 72
     texts = [element for element in root.iter("{http://www.w3.org/2000/svg}text") if (element.text or "").strip()]
     sizes = [float(re.search(r"font-size: ([\d.]+)px", element.get("style"))[1]) for element in texts]
-    assert texts and "DejaVu Sans" in texts[0].get("style") and "sans-serif" in texts[0].get("style")
+    # The font, with fallbacks, once in the figure's style sheet rather than on each <text>.
+    sheet = "".join(style.text or "" for style in root.iter("{http://www.w3.org/2000/svg}style"))
+    assert texts and "text{font-family: 'DejaVu Sans'" in sheet and "sans-serif" in sheet
+    assert not any("font-family" in element.get("style", "") for element in texts)
     phone_width = 358  # a figure's width on a 390 px phone, inside furo's margins
     assert min(sizes) * phone_width / width >= 11, (min(sizes), width)
     # The page keeps the figure's shape before it loads (lazily): course.css's aspect ratio is the figure's.
