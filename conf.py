@@ -56,6 +56,11 @@ html_favicon = "docs/_static/favicon.svg"  # a page asks for no /favicon.ico, wh
 html_last_updated_fmt = None
 html_copy_source = True
 
+# The visible word beside each collapse button; course.js names each button after what it opens
+# ("Show hint 1: Practice", "Hide solution: Foundation"), so the word is part of its accessible name.
+togglebutton_hint = "Show"
+togglebutton_hint_hide = "Hide"
+
 # Copy buttons on code to run (cells and exercise scaffolds), never on outputs.
 copybutton_selector = "div.highlight-ipython3 pre, div.highlight-python pre"
 copybutton_exclude = ".linenos, .gp, .go"

@@ -6,6 +6,10 @@ fetches nothing from another origin, shows its images and run stamp, and passes 
 without serious or critical violations. The transforms-04 page is also used to check the
 interactive parts the site depends on: solution toggles, copy buttons and search.
 
+Readers on every device: axe-core runs again on the home page and every lesson at 390 px (a
+phone) and 1280 px, in the light and the dark theme; a keyboard walk checks that every control
+shows its focus; charts, the home page's start and search are measured as a reader meets them.
+
 Without Chromium or Playwright these tests skip, unless CI is set ("true" or "1"), where
 a missing browser is a failure rather than a silent skip.
 """
@@ -16,6 +20,7 @@ import dataclasses
 import functools
 import http.server
 import os
+import re
 import shutil
 import sys
 import threading
@@ -194,8 +199,12 @@ def test_every_built_lesson_is_checked(course_site):
 
 def test_root_redirects_to_home(context, server):
     page = context.new_page()
+    requested = []
+    page.on("request", lambda request: requested.append(urlsplit(request.url).path))
     page.goto(server + "index.html")
     page.wait_for_url(server + HOME_PAGE)
+    page.wait_for_load_state("networkidle")
+    assert "/favicon.ico" not in requested, requested  # every page links the site's icon, the redirect too
 
 
 @dataclasses.dataclass
@@ -528,3 +537,259 @@ def test_matrix_parentheses_stretch_to_the_matrix(context, server):
     for size in sizes:
         assert all(fence >= 0.9 * size["table"] for fence in size["fences"]), sizes
     assert page.evaluate("() => document.fonts.check('16px \"STIX Two Math\"')")
+
+
+# ------------------------------------------------------------------- readers on every device
+
+#: A phone and a laptop, as the site's browser review used them.
+VIEWPORTS = {"390": {"width": 390, "height": 844}, "1280": {"width": 1280, "height": 800}}
+SCHEMES = ["light", "dark"]
+READER_PAGES = [HOME_PAGE, *LESSON_PAGES]
+
+
+@pytest.fixture
+def reader(browser, server, request):
+    """A new context of the size and colour scheme a test's parameters name: reader(size, scheme)."""
+    contexts = []
+
+    def make(size: str, scheme: str = "light"):
+        ctx = browser.new_context(base_url=server, viewport=VIEWPORTS[size], color_scheme=scheme)
+        ctx.set_default_timeout(TIMEOUT_MS)
+        contexts.append(ctx)
+        return ctx
+
+    yield make
+    for ctx in contexts:
+        ctx.close()
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("size", sorted(VIEWPORTS))
+@pytest.mark.parametrize("path", READER_PAGES)
+def test_no_serious_axe_violation_on_a_phone_or_a_laptop_in_either_theme(reader, server, path, size, scheme):
+    """Wide equations and tables scroll in boxes a keyboard can reach, at 390 px too."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    page = visit(reader(size, scheme), server, path).page
+    page.wait_for_load_state("networkidle")
+    violations = [v for v in Axe().run(page).response["violations"] if v.get("impact") in BLOCKING_IMPACTS]
+    assert not violations, f"{path} at {size} px, {scheme}:\n" + "\n".join(map(format_violation, violations))
+
+
+#: Transitions and smooth scrolling, off while the focus ring is measured: the ring is compared with the
+#: unfocused control only once both are drawn, wherever the page has scrolled to.
+STILL = "html, * { scroll-behavior: auto !important; transition: none !important; animation: none !important; }"
+FOCUSED = """() => {
+  const element = document.activeElement;
+  if (!element || element === document.body || element === document.documentElement) return null;
+  window.__visited = window.__visited || new Set();
+  const again = window.__visited.has(element);
+  window.__visited.add(element);
+  const box = element.getBoundingClientRect();
+  const name = (element.getAttribute('aria-label') || element.textContent || '').trim().replace(/\\s+/g, ' ');
+  return {again, x: box.x, y: box.y, width: box.width, height: box.height,
+          what: `<${element.localName} class="${element.className}"> ${name.slice(0, 50)}`};
+}"""
+
+
+def focus_ring_problems(page, size: str) -> tuple[int, list[str]]:
+    """Tab through the whole page; for each control, compare its surroundings focused and not focused."""
+    width, height = VIEWPORTS[size]["width"], VIEWPORTS[size]["height"]
+    problems, stops = [], 0
+    for _ in range(1000):
+        page.keyboard.press("Tab")
+        focused = page.evaluate(FOCUSED)
+        if focused is None or focused["again"]:
+            break
+        stops += 1
+        margin = 6  # the ring may be drawn outside the control
+        left, top = max(0, focused["x"] - margin), max(0, focused["y"] - margin)
+        right = min(width, focused["x"] + focused["width"] + margin)
+        bottom = min(height, focused["y"] + focused["height"] + margin)
+        if right - left < 1 or bottom - top < 1:
+            problems.append(f"focused off the screen: {focused['what']}")
+            continue
+        clip = {"x": left, "y": top, "width": right - left, "height": bottom - top}
+        with_focus = page.screenshot(clip=clip, animations="disabled")
+        page.evaluate("() => document.activeElement.blur()")  # the next Tab still starts from here
+        without_focus = page.screenshot(clip=clip, animations="disabled")
+        if with_focus == without_focus:
+            problems.append(f"focus changes no pixel: {focused['what']}")
+    return stops, problems
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("size", sorted(VIEWPORTS))
+@pytest.mark.parametrize("path", [LESSON_PAGE, HOME_PAGE])
+def test_every_control_shows_its_focus(reader, server, path, size, scheme):
+    page = visit(reader(size, scheme), server, path).page
+    page.wait_for_load_state("networkidle")
+    page.add_style_tag(content=STILL)
+    stops, problems = focus_ring_problems(page, size)
+    assert stops > 20, f"Tab reached only {stops} controls on {path}"
+    assert not problems, f"{path} at {size} px, {scheme}:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("path", LESSON_PAGES)
+def test_each_toggle_is_named_by_what_it_opens(context, server, path):
+    page = visit(context, server, path).page
+    buttons = page.locator("button.toggle-button")
+    expect(buttons.first).to_have_attribute("aria-label", re.compile(r"^Show "))
+    names = buttons.evaluate_all("(all) => all.map((button) => button.getAttribute('aria-label'))")
+    assert len(names) >= 5 and len(set(names)) == len(names), names
+    assert "Toggle hidden content" not in names
+    assert "Show the recorded run" in names
+    for level in ("Foundation", "Practice", "Challenge"):
+        assert f"Show solution: {level}" in names, names
+
+
+def test_a_toggle_s_name_follows_its_state(context, server):
+    page = visit(context, server, LESSON_PAGE).page
+    names = page.locator("button.toggle-button").evaluate_all("(all) => all.map((b) => b.getAttribute('aria-label'))")
+    assert names == [
+        "Show “Compare your reasoning”",
+        "Show the recorded run",
+        "Show solution: Foundation",
+        "Show hint 1: Practice",
+        "Show solution: Practice",
+        "Show hint 2: Challenge",
+        "Show solution: Challenge",
+        "Show “Answer and explanation”",
+    ]
+    _, button, content = solution_parts(page, 0)
+    button.click()
+    expect(content).to_be_visible()
+    expect(button).to_have_attribute("aria-label", "Hide solution: Foundation")
+
+
+#: Each chart's smallest text in CSS px as drawn on the page: the SVG is put inline at the size its <img>
+#: has, and each <text>'s font size is scaled by the transform from its units to the screen.
+CHART_TEXT = """async () => {
+  const charts = [];
+  for (const img of document.querySelectorAll('figure img')) {
+    if (img.offsetParent === null) continue;  // the other theme's twin
+    img.scrollIntoView();
+    const shown = img.getBoundingClientRect().width;
+    const source = await (await fetch(img.currentSrc || img.src)).text();
+    const svg = new DOMParser().parseFromString(source, 'image/svg+xml').documentElement;
+    const inline = document.importNode(svg, true);
+    inline.setAttribute('width', shown);
+    inline.removeAttribute('height');
+    const host = document.createElement('div');
+    host.style.cssText = 'position: absolute; left: 0; top: 0; visibility: hidden';
+    host.appendChild(inline);
+    document.body.appendChild(host);
+    const sizes = [...inline.querySelectorAll('text')].filter((text) => text.textContent.trim()).map((text) => {
+      const matrix = text.getScreenCTM();
+      return parseFloat(getComputedStyle(text).fontSize) * Math.hypot(matrix.a, matrix.b);
+    });
+    host.remove();
+    charts.push({src: img.getAttribute('src').split('/').pop(), shown, texts: sizes.length,
+                 smallest: Math.min(...sizes), glyphPaths: /<use[^>]+#DejaVu/.test(source)});
+  }
+  return charts;
+}"""
+SMALLEST_CHART_TEXT_PX = 11
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("path", LESSON_PAGES)
+def test_chart_text_is_text_and_readable_on_a_phone(reader, server, path, scheme):
+    page = visit(reader("390", scheme), server, path).page
+    charts = page.evaluate(CHART_TEXT)
+    assert charts, f"{path} shows no chart"
+    for chart in charts:
+        print(f"\n{path} {scheme}: {chart['src']} shown {chart['shown']:.0f} px wide, smallest text "
+              f"{chart['smallest']:.2f} px")  # fmt: skip
+        assert chart["texts"] > 0 and not chart["glyphPaths"], f"{chart['src']}: text drawn as paths"
+        assert chart["smallest"] >= SMALLEST_CHART_TEXT_PX, chart
+
+
+@pytest.mark.parametrize("size", sorted(VIEWPORTS))
+def test_a_newcomer_sees_where_to_start_and_the_phases_on_the_first_screen(reader, server, size, course_site):
+    from conftest import COURSE
+
+    page = visit(reader(size), server, HOME_PAGE).page
+    height = VIEWPORTS[size]["height"]
+    first = page.locator("article a[href*='lessons/']").first
+    expect(first).to_have_text(COURSE[0].meta["title"])
+    assert first.bounding_box()["y"] + first.bounding_box()["height"] <= height
+    start = page.locator(".start-here")
+    assert start.bounding_box()["y"] + start.bounding_box()["height"] <= height, "the phases fall below the fold"
+    phases = sorted({(lesson.meta["phase"], lesson.meta["phase_title"]) for lesson in COURSE})
+    listed = start.locator("ul.start-phases li").evaluate_all("(items) => items.map((li) => li.textContent)")
+    assert [text.split(" · ")[0] for text in listed] == [f"Phase {n:02d}: {title}" for n, title in phases]
+    assert all(re.search(r" · \d+ lessons? · about \d", text) for text in listed), listed
+
+
+def test_lesson_ids_never_break_mid_word(reader, server):
+    page = visit(reader("390"), server, HOME_PAGE).page
+    lines = page.locator(".lesson-id").evaluate_all("(ids) => ids.map((id) => id.getClientRects().length)")
+    assert lines and all(count == 1 for count in lines), lines
+
+
+def test_the_home_page_outline_has_a_heading_per_phase(context, server):
+    from conftest import COURSE
+
+    page = visit(context, server, HOME_PAGE).page
+    headings = page.locator("article h3").all_inner_texts()
+    phases = sorted({(lesson.meta["phase"], lesson.meta["phase_title"]) for lesson in COURSE})
+    shown = [text.strip().rstrip("¶").strip() for text in headings[: len(phases)]]
+    assert shown == [f"Phase {n:02d}: {title}" for n, title in phases]
+
+
+#: The lesson a newcomer searching for the word wants: its title is about the word.
+SEARCHES = {"jit": "transforms-04", "vmap": "transforms-02"}
+
+
+@pytest.mark.parametrize("word", sorted(SEARCHES))
+def test_search_ranks_the_lesson_about_the_word_first_with_a_prose_snippet(context, server, word):
+    from conftest import COURSE
+
+    record = visit(context, server, f"search.html?q={word}")
+    page = record.page
+    expect(page.locator("#search-results p.search-summary")).to_contain_text("Search finished")
+    page.wait_for_load_state("networkidle")
+    (about,) = [lesson for lesson in COURSE if lesson.id == SEARCHES[word]]
+    assert re.search(rf"\b{word}\b", about.meta["title"]), about.meta["title"]
+    first = page.locator("ul.search > li").first
+    assert urlsplit(first.locator("a").first.evaluate("(a) => a.href")).path == f"/lessons/{about.id}.html"
+    snippet = first.locator("p.context").inner_text()
+    assert word in snippet.lower() and len(snippet) > 60, snippet
+    assert "Executed by this build" not in snippet and "UTC" not in snippet, snippet  # never the run stamp
+    pages = [url for url in record.requests if re.search(r"/(lessons|docs)/[^/]+\.html", url)]
+    assert pages == [], f"the search downloaded pages to make its snippets: {pages}"
+
+
+def test_one_search_needs_no_page_downloaded(context, server):
+    """The cost of one search, printed: the page, its assets, the index and the prose file, nothing else."""
+    page = context.new_page()
+    responses = []
+    page.on("requestfinished", lambda request: responses.append(request))
+    page.goto(server + "search.html?q=jit")
+    expect(page.locator("#search-results p.search-summary")).to_contain_text("Search finished")
+    page.wait_for_load_state("networkidle")
+    sizes = {urlsplit(r.url).path: len(r.response().body()) for r in responses if r.response() is not None}
+    print(f"\nOne search for 'jit': {len(responses)} requests, {sum(sizes.values()):,} bytes")
+    assert "/_static/course-search.js" in sizes
+    assert sum(sizes.values()) < 1024 * 1024, sizes
+
+
+def test_code_names_are_not_underlined_in_the_dark_theme(reader, server):
+    page = visit(reader("1280", "dark"), server, LESSON_PAGE).page
+    underlined = page.locator("div.highlight span").evaluate_all(
+        "(spans) => spans.filter((s) => getComputedStyle(s).textDecorationLine.includes('underline'))"
+        ".map((s) => s.className + ' ' + s.textContent)"
+    )
+    assert underlined == []
+
+
+@pytest.mark.parametrize("path", LESSON_PAGES)
+def test_code_and_outputs_fit_their_boxes_at_1280(reader, server, path):
+    """Code lines of at most 88 characters fit; outputs wrap; neither scrolls sideways on a laptop."""
+    page = visit(reader("1280"), server, path).page
+    wide = page.locator("div.cell_input pre, div.cell_output pre, div.highlight-python pre").evaluate_all(
+        "(boxes) => boxes.filter((b) => b.offsetParent !== null && b.scrollWidth > b.clientWidth + 1)"
+        ".map((b) => b.textContent.split('\\n').reduce((a, l) => (l.length > a.length ? l : a), ''))"
+    )
+    assert wide == [], f"{path}: boxes that scroll sideways, longest lines: {wide}"

@@ -7,8 +7,10 @@ Unknown commands fail the build at their line: see test_failures.py.
 
 from __future__ import annotations
 
+import re
+
 import pytest
-from conftest import build, make_site
+from conftest import ROOT, build, make_site
 from tiny import code_cell, lesson
 
 BODY = (
@@ -117,3 +119,64 @@ def test_a_build_reuses_the_font_subset_made_for_the_same_characters(tmp_path):
     assert cached_subset("abc∑", tmp_path) == b"from the cache"  # read back, not made again
     assert cached_subset("abc∑ℝ", tmp_path) == subset("abc∑ℝ")  # other characters, another file
     assert len(list(tmp_path.glob("*.woff2"))) == 2
+
+
+# ----------------------------------------------------------------- function names and their arguments
+
+
+def formulas(text: str) -> list[str]:
+    """Every $...$ and $$...$$ formula of a page's text."""
+    displays = re.findall(r"\$\$(.+?)\$\$", text, flags=re.S)
+    inline = re.findall(r"(?<!\$)\$(?!\$)([^$\n]+?)\$", re.sub(r"\$\$.+?\$\$", "", text, flags=re.S))
+    return displays + inline
+
+
+def test_a_function_name_is_applied_to_its_argument_and_spaced_in_transforms_08():
+    """'sin x₂' reads as sin applied to x₂, not as the product 'sinx₂'; 'W tanh(x)' keeps its space."""
+    import xml.etree.ElementTree as ET
+
+    from jaxcourse.mathml import FUNCTION_APPLICATION, THIN_SPACE, to_mathml
+
+    text = (ROOT / "lessons" / "transforms-08.md").read_text(encoding="utf-8")
+    found = [latex for latex in formulas(text) if re.search(r"\\(sin|cos|tanh|operatorname)\b", latex)]
+    assert len(found) >= 5, found
+    applied = 0
+    for latex in found:
+        tree = ET.fromstring(to_mathml(latex, block=False))
+        for row in tree.iter():
+            if row.tag in ("msub", "msup", "msubsup", "mfrac"):
+                continue  # a base and its scripts, not a row of terms
+            children = list(row)
+            for index, child in enumerate(children):
+                name = child[0] if child.tag in ("msub", "msup", "msubsup") and len(child) else child
+                if name.tag != "mi" or (name.text or "").strip() not in {"sin", "cos", "tanh", "diag"}:
+                    continue
+                following = children[index + 1] if index + 1 < len(children) else None
+                assert following is not None and following.tag == "mo", (latex, ET.tostring(row, "unicode"))
+                assert following.text == FUNCTION_APPLICATION, (latex, ET.tostring(row, "unicode"))
+                after = children[index + 2] if index + 2 < len(children) else None
+                bracket = after is not None and after.tag == "mo" and after.text in "([{"
+                assert following.get("rspace") == ("0" if bracket else THIN_SPACE), latex
+                applied += 1
+    assert applied >= 8
+    caption = ET.fromstring(to_mathml(r"W \tanh(x)", block=False))[0]
+    assert [child.tag for child in caption][:4] == ["mi", "mspace", "mi", "mo"]  # W, thin space, tanh, U+2061
+    assert caption[1].get("width") == THIN_SPACE
+
+
+@pytest.mark.parametrize(
+    ("latex", "expected"),
+    [
+        (r"\sin x_2", "<mi>sin</mi><mo lspace=\"0\" rspace=\"0.1667em\">\u2061</mo><msub>"),
+        (r"\exp(-x)", "<mi>exp</mi><mo lspace=\"0\" rspace=\"0\">\u2061</mo><mo stretchy=\"false\">(</mo>"),
+        (r"\log p", "<mi>log</mi><mo lspace=\"0\" rspace=\"0.1667em\">\u2061</mo><mi>p</mi>"),
+        (r"\operatorname{softmax}(z)", "<mi>softmax</mi><mo lspace=\"0\" rspace=\"0\">\u2061</mo>"),
+        (r"\cos^2 x", "<msup><mi>cos</mi><mn>2</mn></msup><mo lspace=\"0\" rspace=\"0.1667em\">\u2061</mo>"),
+        (r"\tanh", "<mrow><mi>tanh</mi></mrow>"),  # applied to nothing: no U+2061
+        (r"a \bmod b", "<mi>a</mi><mo>mod</mo><mi>b</mi>"),  # an operator, not a function
+    ],
+)
+def test_function_application_in_each_form(latex, expected):
+    from jaxcourse.mathml import to_mathml
+
+    assert expected in to_mathml(latex, block=False)

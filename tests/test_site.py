@@ -164,7 +164,8 @@ def test_figure_is_a_valid_svg_with_three_equal_bars(course_site):
     heights = bar_heights(svg)
     assert len(heights) == 3 and len(set(heights)) == 1 and heights[0] > 0
     text = svg.read_text(encoding="utf-8")
-    assert "<text" not in text  # glyphs are paths: no dependency on the reader's fonts
+    # Text as text, which a reader can zoom and have read aloud, in a font named with its fallbacks.
+    assert "<text" in text and "DejaVuSans" not in text and "text{font-family: 'DejaVu Sans'" in text
     assert "<dc:date>" not in text
 
 
@@ -226,13 +227,45 @@ def test_home_page_lists_every_lesson_by_phase(course_site):
     metas = sorted((front_matter(path) for path in LESSON_FILES), key=lambda m: (m["phase"], m["order"]))
     listed = [link.get_text(strip=True) for link in home.select(".lesson-list a")]
     assert listed == [meta["title"] for meta in metas]
-    phases = [rubric.get_text(strip=True) for rubric in home.select(".lesson-phase .rubric")]
+    # Each phase is a section under "Lessons": its heading is one level below, in the page's outline.
+    phases = [h.get_text(strip=True).rstrip("¶") for h in home.select("section#lessons > section.lesson-phase > h3")]
     assert phases == sorted({f"Phase {m['phase']:02d}: {m['phase_title']}" for m in metas})
+    assert not home.select(".lesson-phase .rubric")
+
+
+def test_the_home_page_starts_with_the_first_lesson_and_the_phases_from_the_front_matter(course_site):
+    home = course_site.html("docs/index.html")
+    metas = sorted((front_matter(path) for path in LESSON_FILES), key=lambda m: (m["phase"], m["order"]))
+    start = home.select_one("article .start-here")
+    assert start is not None and start.find_previous(["h1", "h2"]).get_text(strip=True).rstrip("¶#") == "JAX, executed"
+    assert start.select_one(".start-first a").get_text(strip=True) == metas[0]["title"]
+    phases = sorted({(m["phase"], m["phase_title"]) for m in metas})
+    items = [item.get_text(" ", strip=True) for item in start.select("ul.start-phases li")]
+    assert len(items) == len(phases)
+    for (phase, title), item in zip(phases, items, strict=True):
+        members = [m for m in metas if m["phase"] == phase]
+        minutes = sum(m["minutes"] for m in members)
+        hours, rest = divmod(minutes, 60)
+        assert item.startswith(f"Phase {phase:02d}: {title} · {len(members)} lesson"), item
+        assert f"about {hours} h" in item and (f"{rest} min" in item if rest else True), item
+    links = [a["href"] for a in start.select("ul.start-phases a")]
+    assert all(home.select_one(href) is not None for href in links), links  # each leads to its heading
 
 
 def test_root_index_leads_to_the_home_page(course_site):
     redirect = (course_site.outdir / "index.html").read_text(encoding="utf-8")
     assert "url=docs/index.html" in redirect
+
+
+def test_every_page_links_the_site_s_icon(course_site):
+    """Without a link a browser asks for /favicon.ico, which the site does not have: a 404 in its log."""
+    for path in sorted(course_site.outdir.rglob("*.html")):
+        page = course_site.html(path.relative_to(course_site.outdir).as_posix())
+        icons = [link for link in page.find_all("link") if "icon" in (link.get("rel") or [])]
+        assert icons, f"{path.relative_to(course_site.outdir)} links no icon"
+        href = icons[0]["href"]
+        if not href.startswith("data:"):
+            assert (path.parent / href).resolve().is_file(), (path, href)
 
 
 def test_search_index_finds_the_lesson_for_block_until_ready(course_site):
@@ -318,6 +351,15 @@ def test_scrolling_code_blocks_can_take_keyboard_focus(page):
     assert blocks and all(block.get("tabindex") == "0" for block in blocks)
 
 
+def test_wide_equations_and_tables_scroll_in_a_named_box_the_keyboard_reaches(course_site):
+    for name in ("transforms-04", "scale-04"):
+        page = course_site.html(f"lessons/{name}.html")
+        boxes = page.select("div.math-wrapper, div.table-wrapper")
+        assert boxes, name
+        for box in boxes:
+            assert box.get("tabindex") == "0" and box.get("role") == "group" and box.get("aria-label"), box.attrs
+
+
 def test_the_template_is_not_a_page_of_the_site(course_site):
     assert not (course_site.outdir / "lessons" / "_template.html").exists()
 
@@ -337,3 +379,20 @@ def test_the_code_spans_pages_leave_out_are_drawn_as_plain_code_text_in_both_the
             assert rule is None or rule[1].strip() == f"color: {base}", (theme, token, rule and rule[1], base)
     page = (course_site.outdir / "lessons" / f"{LESSON}.html").read_text(encoding="utf-8")
     assert '<span class="n">' not in page and '<span class="o">' not in page and '<span class="k">' in page
+
+
+def test_search_quotes_each_page_s_own_prose_from_one_file_the_search_page_alone_loads(course_site):
+    raw = (course_site.outdir / "_static" / "course-search.js").read_text(encoding="utf-8")
+    data = json.loads(raw[raw.index("=") + 1 : raw.index(";\n")])
+    lessons = sorted(docname for docname in data if docname.startswith("lessons/"))
+    assert lessons == sorted(f"lessons/{path.stem}" for path in LESSON_FILES)
+    page = data[f"lessons/{LESSON}"]
+    # "What you will be able to do", first of all
+    assert page["objectives"].startswith("Explain tracing, compilation, dispatch")
+    assert page["prose"] and len(page["prose"]) <= 1200
+    for text in (page["objectives"], page["prose"]):
+        assert "Executed by this build" not in text and "UTC" not in text and "PASS:" not in text
+        assert "import jax" not in text and "Compare your reasoning" not in text
+    search = course_site.html("search.html")
+    assert search.find("script", src=re.compile(r"course-search\.js"))
+    assert not course_site.html(PAGE).find("script", src=re.compile(r"course-search\.js"))

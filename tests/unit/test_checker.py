@@ -124,6 +124,20 @@ MUTATIONS = {
         "import os",
         r"ruff F401",
     ),
+    # Visible code lines fit the code box at 1280 px; the checker names the line that does not.
+    "a long code line": (
+        "def loss(w, x, y):\n    return jnp.mean((x @ w - y) ** 2)\n",
+        "def loss(w, x, y):\n    return jnp.mean((x @ w - y) ** 2)  # the mean squared error of the linear model, "
+        "over rows\n",
+        "    return jnp.mean((x @ w - y) ** 2)  # the mean squared error",
+        r"this code line is 94 characters long; a visible code line has at most 88",
+    ),
+    "a long scaffold line": (
+        "compiled_step = jax.jit(...)  # TODO: compile value_and_grad of loss\n",
+        "compiled_step = jax.jit(...)  # TODO: compile value_and_grad of loss, then call it on w, x and y\n",
+        "compiled_step = jax.jit(...)  # TODO: compile value_and_grad of loss, then",
+        r"this code line is \d+ characters long",
+    ),
 }
 
 
@@ -154,6 +168,26 @@ def test_each_problem_is_reported_with_its_line(broken, mutation):
     assert found[0]["path"].endswith("lessons/transforms-04.md")
     needle, offset = marker if isinstance(marker, tuple) else (marker, 0)
     assert line_of(text, needle) + offset in [int(match["line"]) for match in found], result.stdout
+
+
+def test_hidden_code_may_be_long_and_visible_code_may_not(tmp_path):
+    """remove-cell and exercise-check cells are never shown: their lines are not held to the limit."""
+    from jaxcourse.checker import CODE_LINE_LIMIT, check_code_lines
+    from jaxcourse.lessonsource import parse
+
+    long = "x = " + "1 + " * 30 + "1"
+    assert len(long) > CODE_LINE_LIMIT
+    text = "\n".join(
+        [
+            "```{code-cell} ipython3", ":tags: [remove-cell]", "", long, "```", "",
+            "```{code-cell} ipython3", ":tags: [exercise-check]", ":exercise: x-practice", "", long, "```", "",
+            "```{code-cell} ipython3", ":tags: [remove-input]", "", long, "```", "",
+            "```{code-cell} ipython3", ":tags: [hide-input]", "", long, "```", "",
+            "```python", long, "```", "",
+        ]
+    )  # fmt: skip
+    lines = [problem.line for problem in check_code_lines(parse(text))]
+    assert lines == [text.splitlines().index(long, 20) + 1, len(text.splitlines()) - 1]
 
 
 def test_a_longer_closing_fence_closes_its_block(tmp_path):

@@ -524,6 +524,40 @@ def test_every_committed_figure_is_already_safe():
         assert safesvg.problems(path.read_text(encoding="utf-8")) == [], path.name
 
 
+def test_a_figure_s_text_is_text_big_enough_for_a_phone_and_the_same_bytes_each_time():
+    """save_figure's charts: <text> in a font with fallbacks, at least 11 CSS px when 358 px wide."""
+    import re
+    import xml.etree.ElementTree as ET
+
+    from conftest import ROOT
+    from jaxcourse import runtime, safesvg
+
+    data = {
+        "kind": "bar",
+        "labels": ["eager loss", "first compiled call", "repeated compiled call"],
+        "ylabel": "loss",
+        "series": [{"label": "loss", "y": [0.46, 0.46, 0.46]}],
+    }
+    svg = runtime.render_svg(data, title="Compilation preserves the result")
+    assert svg == runtime.render_svg(data, title="Compilation preserves the result")
+    assert safesvg.problems(svg.decode()) == []
+    root = ET.fromstring(svg)
+    width = float(root.get("viewBox").split()[2])
+    assert width == runtime.FIGURE_SIZE[0] * 72
+    texts = [element for element in root.iter("{http://www.w3.org/2000/svg}text") if (element.text or "").strip()]
+    sizes = [float(re.search(r"font-size: ([\d.]+)px", element.get("style"))[1]) for element in texts]
+    # The font, with fallbacks, once in the figure's style sheet rather than on each <text>.
+    sheet = "".join(style.text or "" for style in root.iter("{http://www.w3.org/2000/svg}style"))
+    assert texts and "text{font-family: 'DejaVu Sans'" in sheet and "sans-serif" in sheet
+    assert not any("font-family" in element.get("style", "") for element in texts)
+    phone_width = 358  # a figure's width on a 390 px phone, inside furo's margins
+    assert min(sizes) * phone_width / width >= 11, (min(sizes), width)
+    # The page keeps the figure's shape before it loads (lazily): course.css's aspect ratio is the figure's.
+    css = (ROOT / "docs" / "_ext" / "jaxcourse" / "static" / "course.css").read_text(encoding="utf-8")
+    ratio = re.search(r"aspect-ratio: ([\d.]+) / ([\d.]+)", css)
+    assert (float(ratio[1]), float(ratio[2])) == runtime.FIGURE_SIZE
+
+
 # --- raw HTML in prose ------------------------------------------------------------------------------------------
 
 

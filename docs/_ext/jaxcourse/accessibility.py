@@ -4,7 +4,11 @@
   ``aria-level`` that role requires; they appear in the page and in furo's
   sidebar.
 - Code blocks and outputs can scroll sideways, so keyboard users must be able
-  to focus them (``tabindex="0"``).
+  to focus them (``tabindex="0"``). So can display equations and tables on a
+  narrow screen: their scrolling wrappers (furo's ``math-wrapper`` and
+  ``table-wrapper``) take focus too, as a ``group`` named "Equation" or by the
+  table's caption ("Table" without one), so a screen reader says what the
+  focused box holds.
 
 Sphinx offers no hook for either attribute, so the fix edits the rendered HTML
 that ``html-page-context`` documents (``body``, ``toc``) and, in one function,
@@ -13,12 +17,16 @@ the sidebar that furo renders into its own context key.
 
 from __future__ import annotations
 
+import html
 import re
 
 from sphinx.application import Sphinx
 
 _CAPTION = re.compile(r'(<p class="caption" role="heading")(?![^>]*aria-level)')
 _PRE = re.compile(r"<pre(?![^>]*tabindex)")
+_WRAPPER = re.compile(r'<div class="(?P<kind>math|table)-wrapper(?P<rest>[^"]*)"(?![^>]*tabindex)')
+_TABLE_CAPTION = re.compile(r'\s*<table[^>]*>\s*<caption[^>]*>(?P<caption>.*?)</caption>', re.S)
+_TAG = re.compile(r"<[^>]+>")
 DOCUMENTED_KEYS = ("body", "toc")
 
 
@@ -39,4 +47,20 @@ def on_html_page_context(app: Sphinx, pagename: str, templatename: str, context:
     for key in [*keys, *([sidebar] if sidebar else [])]:
         context[key] = _CAPTION.sub(r'\1 aria-level="2"', context[key])
     if isinstance(context.get("body"), str):
-        context["body"] = _PRE.sub('<pre tabindex="0"', context["body"])
+        context["body"] = label_scrolling_wrappers(_PRE.sub('<pre tabindex="0"', context["body"]))
+
+
+def label_scrolling_wrappers(body: str) -> str:
+    """Equations and tables that may scroll sideways: focusable, and named by what they hold."""
+
+    def focusable(match: re.Match) -> str:
+        name = "Equation"
+        if match["kind"] == "table":
+            caption = _TABLE_CAPTION.match(body, match.end() + 1)
+            text = ""
+            if caption:
+                text = html.unescape(" ".join(_TAG.sub(" ", caption["caption"]).split())).rstrip("¶#").strip()
+            name = html.escape(text or "Table", quote=True)
+        return f'{match[0]} tabindex="0" role="group" aria-label="{name}"'
+
+    return _WRAPPER.sub(focusable, body)

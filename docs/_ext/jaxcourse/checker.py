@@ -2,9 +2,10 @@
 
 Checks, without building anything, that each lesson has complete front matter,
 the lesson anatomy in order, exercises with a scaffold and an executed
-reference solution, alt text on every figure, cell tags it knows, and ruff-clean
-code cells. Each lesson is parsed once, with myst-parser's tokens
-(``lessonsource``), so the checker sees headings and cells as the build does.
+reference solution, alt text on every figure, cell tags it knows, ruff-clean
+code cells, and visible code lines of at most :data:`CODE_LINE_LIMIT` characters.
+Each lesson is parsed once, with myst-parser's tokens (``lessonsource``), so the
+checker sees headings and cells as the build does.
 It reports every problem as ``lessons/FILE.md:LINE: message`` and exits 1 if any.
 """
 
@@ -108,6 +109,15 @@ ANATOMY: list[tuple[Matcher, str]] = [
     (heading(2, "Keep your evidence"), "'## Keep your evidence'"),
     (heading(2, "Primary references"), "'## Primary references'"),
 ]
+
+#: The longest visible code line, in characters: at 1280 px a line this long fits the page's code box, so no
+#: code scrolls sideways. Code a reader never sees (a cell tagged remove-cell or remove-input, an exercise's
+#: check) is exempt. Outputs are not the checker's to see: the site wraps them (course.css).
+CODE_LINE_LIMIT = 88
+#: Cells whose code no page shows.
+HIDDEN_CODE_TAGS = ("remove-cell", "remove-input", "exercise-check")
+#: Directives that show code as it is written.
+CODE_DIRECTIVES = ("code-cell", "code-block", "code", "sourcecode")
 
 # Ruff on lesson cells: notebook code re-imports and redefines by design.
 RUFF_LESSON_ARGS = ["--select", "E,F,W", "--ignore", "E402,E501,E731,F811", "--line-length", "120"]
@@ -360,6 +370,28 @@ def check_lesson(path: Path, source: LessonSource | None = None) -> list[Problem
     problems += check_figures(source)
     problems += check_references(source)
     problems += check_prose(source)
+    problems += check_code_lines(source)
+    return problems
+
+
+def check_code_lines(source: LessonSource) -> list[Problem]:
+    """Every visible code line, in a cell or a fenced block (an exercise's scaffold), at most CODE_LINE_LIMIT long."""
+    problems = []
+    for block in source.fences():
+        if block.is_directive and block.name not in CODE_DIRECTIVES:
+            continue
+        if block.name == lessonsource.CODE_CELL and any(tag in block.tags for tag in HIDDEN_CODE_TAGS):
+            continue
+        for number, text in block.body:
+            if len(text) > CODE_LINE_LIMIT and not (block.name == lessonsource.CODE_CELL and text.startswith("%")):
+                problems.append(
+                    Problem(
+                        number,
+                        f"this code line is {len(text)} characters long; a visible code line has at most "
+                        f"{CODE_LINE_LIMIT}, so that no code box scrolls sideways: break it (inside brackets, or "
+                        "into shorter names and statements)",
+                    )
+                )
     return problems
 
 

@@ -21,6 +21,8 @@ class CourseDomain(Domain):
         "fingerprints": {},
         # docname -> the characters its formulas draw, for the site's math font
         "math_characters": {},
+        # docname -> {"objectives": ..., "prose": ...}, what search results quote (jaxcourse.searchsummaries)
+        "search_prose": {},
     }
 
     @property
@@ -43,6 +45,10 @@ class CourseDomain(Domain):
     def math_characters(self) -> dict[str, str]:
         return self.data["math_characters"]
 
+    @property
+    def search_prose(self) -> dict[str, dict[str, str]]:
+        return self.data["search_prose"]
+
     def note_page(self, record: PageRecord) -> None:
         self.pages[record.docname] = record
 
@@ -54,6 +60,7 @@ class CourseDomain(Domain):
         self.pages.pop(docname, None)
         self.fingerprints.pop(docname, None)
         self.math_characters.pop(docname, None)
+        self.search_prose.pop(docname, None)
         if docname in self.report_pages:
             self.report_pages.remove(docname)
 
@@ -65,6 +72,8 @@ class CourseDomain(Domain):
                 self.fingerprints[docname] = otherdata["fingerprints"][docname]
             if docname in otherdata["math_characters"]:
                 self.math_characters[docname] = otherdata["math_characters"][docname]
+            if docname in otherdata["search_prose"]:
+                self.search_prose[docname] = otherdata["search_prose"][docname]
             if docname in otherdata["report_pages"]:
                 self.note_report_page(docname)
 

@@ -32,10 +32,11 @@ from . import (
     rawhtml,
     report,
     scheduling,
+    searchsummaries,
     stamps,
     toctree,
 )
-from .directives import ExecutionReport, LessonIndex, RecordedRun
+from .directives import ExecutionReport, LessonIndex, RecordedRun, StartHere
 from .domain import CourseDomain
 from .figures import ThemedFigures
 from .nodes import PLACEHOLDERS, skip_placeholder
@@ -130,6 +131,7 @@ def setup(app: Sphinx) -> dict:
     app.add_transform(ThemedFigures)
     app.add_directive("recorded-run", RecordedRun)
     app.add_directive("lesson-index", LessonIndex)
+    app.add_directive("start-here", StartHere)
     app.add_directive("execution-report", ExecutionReport)
     app.add_directive("change-report", changepage.ChangeReport)
     app.add_directive("compatibility-matrix", compatpage.CompatibilityMatrix)
@@ -146,6 +148,8 @@ def setup(app: Sphinx) -> dict:
     app.connect("doctree-read", publishcheck.check_shown_images)
     app.connect("doctree-read", executedpage.on_doctree_read)
     app.connect("doctree-read", mathfont.collect_characters)
+    # After the header and the transcript are in place (executedpage), which it leaves out.
+    app.connect("doctree-read", searchsummaries.collect, priority=600)
     app.connect("env-get-outdated", report.pages_to_reread)
     app.connect("env-get-outdated", pagesource.pages_run_in_another_environment)
     # Before the report's table replaces its placeholder, which marks where the link goes.
@@ -159,6 +163,7 @@ def setup(app: Sphinx) -> dict:
     app.connect("build-finished", compatpage.publish_verdicts)
     app.connect("build-finished", downloads.resolve_download_links)
     app.connect("build-finished", publishcheck.check_published_svgs)
+    app.connect("build-finished", searchsummaries.write_data)
     app.connect("env-check-consistency", toctree.pages_outside_every_toctree)
     app.connect("missing-reference", apilinks.link_jax_names)
     app.connect("html-collect-pages", collect_site_pages)
@@ -166,9 +171,13 @@ def setup(app: Sphinx) -> dict:
     app.connect("html-page-context", accessibility.on_html_page_context, priority=600)
     app.connect("html-page-context", pagestyles.leave_out_mystnb_css)
     app.connect("html-page-context", pagestyles.slim_code_markup)
+    app.connect("html-page-context", searchsummaries.add_to_search_page)
     app.connect("config-inited", options.check)
     app.connect("config-inited", add_static_dir)
     app.connect("config-inited", configure_notebooks)
+    app.connect("config-inited", searchsummaries.configure)
     app.connect("config-inited", compatpage.leave_out_page_without_verdicts)
     app.add_css_file("course.css")
-    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 4}
+    # After sphinx-togglebutton's script (added at config-inited with the default priority): names its buttons.
+    app.add_js_file("course.js", priority=600)
+    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 5}

@@ -17,6 +17,11 @@ tree is then made safe and portable here:
   ``columnalign``): rules become CSS borders, and a left or right column
   becomes ``justify-items`` on its cells (Chromium ignores text-align there). ``\\hline``
   is read from the LaTeX itself, since the converter places it unreliably.
+- A function name (``\\sin``, ``\\tanh``, ``\\operatorname{diag}``, ...) is followed by
+  U+2061 FUNCTION APPLICATION, which screen readers read as "of", and spaced as TeX
+  spaces ``\\mathop``: a thin space before the name after an ordinary symbol
+  (``W \\tanh``), and after it unless a bracket follows (``\\sin x`` but ``\\exp(x)``).
+  Browsers add no space around ``<mi>sin</mi>`` by themselves (:func:`_apply_functions`).
 - Browsers stretch parentheses and brackets, and set MathML well, only with
   an OpenType MATH font. The site serves its own: STIX Two Math (SIL Open
   Font License), subset at the end of the build to the characters the site's
@@ -89,6 +94,7 @@ def to_mathml(latex: str, *, block: bool) -> str:
     except Exception as error:  # the converter signals malformed input with assorted types
         raise MathError(f"{type(error).__name__}: {error}") from error
     _clean(tree)
+    _apply_functions(tree)
     _draw_table_rules(tree, hlines)
     tree.attrib.pop("xmlns", None)  # HTML puts <math> in the MathML namespace by itself
     return ET.tostring(tree, encoding="unicode", short_empty_elements=True)
@@ -181,6 +187,65 @@ def _clean(element: ET.Element) -> None:
             element.remove(child)  # never emitted by the converter; dropped, not trusted
             continue
         _clean(child)
+
+
+#: U+2061 FUNCTION APPLICATION: invisible, it tells a reader that the name before it applies to what follows.
+FUNCTION_APPLICATION = "\u2061"
+#: TeX's thin space, which it puts between a function name (\mathop) and an ordinary symbol on either side.
+THIN_SPACE = "0.1667em"
+#: Elements whose children are a row (MathML's inferred mrow): spacing and U+2061 can go between them.
+_ROWS = {"math", "mrow", "mtd", "msqrt", "mstyle", "mpadded", "mphantom", "menclose", "merror"}
+#: Elements with a base and scripts: ``\tanh^2`` is a function name with a script, applied as one.
+_SCRIPTED = {"msub", "msup", "msubsup", "munder", "mover", "munderover"}
+_OPENING = set("([{\u27e8\u2308\u230a")
+_CLOSING = set(")]}\u27e9\u2309\u230b")
+
+
+def _is_function_name(element: ET.Element) -> bool:
+    """``\\sin`` (an <mi> of several letters) or ``\\operatorname{diag}``, ``\\max`` (an <mo> of letters).
+
+    ``\\bmod`` is a binary operator, not a function, and keeps its operator spacing.
+    """
+    text = (element.text or "").strip()
+    return element.tag in ("mi", "mo") and len(text) > 1 and text.isalpha() and text != "mod" and not len(element)
+
+
+def _starts_with_opening(element: ET.Element) -> bool:
+    while element.tag in _ROWS and len(element):
+        element = element[0]
+    return element.tag == "mo" and (element.text or "").strip() in _OPENING
+
+
+def _is_operator(element: ET.Element) -> bool:
+    """An <mo> that spaces itself (``+``, ``=``, ``,``) or opens a group: no thin space beside a function."""
+    return element.tag == "mo" and (element.text or "").strip() not in _CLOSING
+
+
+def _apply_functions(tree: ET.Element) -> None:
+    """Mark each function name's application with U+2061 and space it as TeX spaces ``\\mathop``."""
+    for element in list(tree.iter()):
+        if element.tag == "mo" and _is_function_name(element):
+            # An operator name the browser's dictionary does not know gets wide spaces on both sides;
+            # as an identifier it is set upright like \sin, and spaced below.
+            element.tag = "mi"
+            element.attrib.clear()
+    for row in [element for element in tree.iter() if element.tag in _ROWS]:
+        children = list(row)
+        for index, child in enumerate(children):
+            name = child[0] if child.tag in _SCRIPTED and len(child) else child
+            if not _is_function_name(name):
+                continue
+            following = children[index + 1] if index + 1 < len(children) else None
+            position = list(row).index(child)
+            # Applied to what follows, unless nothing does or an operator does (``\tanh`` alone, ``\log +``).
+            if following is not None and (_starts_with_opening(following) or not _is_operator(following)):
+                space = "0" if _starts_with_opening(following) else THIN_SPACE
+                apply = ET.Element("mo", {"lspace": "0", "rspace": space})
+                apply.text = FUNCTION_APPLICATION
+                row.insert(position + 1, apply)
+            previous = children[index - 1] if index > 0 else None
+            if previous is not None and not _is_operator(previous):
+                row.insert(position, ET.Element("mspace", {"width": THIN_SPACE}))
 
 
 #: Chromium lays out an mtd's content as one row and ignores text-align there; justify-items places it.

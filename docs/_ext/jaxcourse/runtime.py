@@ -195,6 +195,17 @@ DARK = {
 _GRID_COLOURS = ["#e69f00", "#56b4e9", "#009e73", "#f0e442", "#0072b2", "#d55e00", "#cc79a7", "#999999"]
 
 
+#: Every figure's size in inches. Pages show a figure at most 560 px wide (the lessons' ``:width:``) and
+#: 358 px wide on a 390 px phone; at 5.6 inches (403.2 SVG units) the smallest text below is drawn at
+#: 13 / 403.2 * 358 = 11.5 CSS px there. course.css gives the image box the same shape.
+FIGURE_SIZE = (5.6, 4.0)
+#: Text sizes in points (SVG units): the smallest (bar values, grid cells, legends), the axes, the title.
+SMALL_TEXT, TEXT, TITLE_TEXT = 13, 14, 15
+#: The font the layout is measured with (matplotlib ships it), then similar ones a reader may have: the SVG
+#: names them all, and its text stays text, which a reader can zoom, select and have read aloud.
+FONTS = ["DejaVu Sans", "Bitstream Vera Sans", "Verdana", "Arial", "Helvetica"]
+
+
 def render_svg(visual_data: dict, *, title: str, theme: dict = LIGHT) -> bytes:
     """The SVG bytes for ``visual_data`` in one theme; equal inputs give equal bytes."""
     import matplotlib
@@ -205,11 +216,12 @@ def render_svg(visual_data: dict, *, title: str, theme: dict = LIGHT) -> bytes:
         raise ValueError(f"visual_data['kind'] must be 'bar', 'line' or 'grid', got {kind!r}")
     style = {
         "svg.hashsalt": "jaxcourse",  # fixed element ids instead of random ones
-        "svg.fonttype": "path",  # glyphs as paths: no dependency on reader fonts
-        "font.family": "DejaVu Sans",
-        # Large enough to read on a 390 px phone, where the figure is shown at about half its size.
-        "font.size": 15,
-        "axes.titlesize": 16,
+        "svg.fonttype": "none",  # text as <text>, not glyph outlines: readable at any zoom
+        "font.family": "sans-serif",
+        "font.sans-serif": FONTS,
+        "font.size": TEXT,
+        "axes.titlesize": TITLE_TEXT,
+        "legend.fontsize": SMALL_TEXT,
         "figure.facecolor": theme["background"],
         "axes.facecolor": theme["background"],
         "savefig.facecolor": theme["background"],
@@ -221,17 +233,63 @@ def render_svg(visual_data: dict, *, title: str, theme: dict = LIGHT) -> bytes:
         "legend.labelcolor": theme["ink"],
     }
     with matplotlib.rc_context(style):
-        figure = Figure(figsize=(7.2, 4.2))
+        # Constrained layout keeps the title, the axes' labels and a legend outside the plot in the figure.
+        figure = Figure(figsize=FIGURE_SIZE, layout="constrained")
         axes = figure.add_subplot()
         if kind == "grid":
             _draw_grid(axes, visual_data, theme)
         else:
             _draw_series(axes, kind, visual_data, theme)
-        axes.set_title(title)
-        figure.tight_layout()
+        # The title spans the figure, not the axes, so a narrow plot (a grid) never pushes it off the edge.
+        figure.suptitle(_wrapped(title, _characters_across(FIGURE_SIZE[0] * 72, TITLE_TEXT)), fontsize=TITLE_TEXT)
         buffer = io.BytesIO()
         figure.savefig(buffer, format="svg", metadata={"Date": None})
-    return buffer.getvalue()
+    return _compact(buffer.getvalue())
+
+
+#: matplotlib names every font of the list on every <text>; the figure's style sheet names them once.
+_TEXT_FONT = re.compile(r"font-family: [^;\"]*(?:; )?")
+#: A rotation by zero degrees, which matplotlib writes on every upright <text>.
+_NO_ROTATION = re.compile(r' transform="rotate\(-0 [-\d.]+ [-\d.]+\)"')
+
+
+def _compact(svg: bytes) -> bytes:
+    """The same drawing in fewer bytes: one font rule for all text, no zero-degree rotations.
+
+    A grid of 8 x 8 labelled cells has about a hundred <text> elements; these two repeat on each
+    (lessons' pages are held to 350 KB, figures included). Equal inputs still give equal bytes.
+    """
+    text = svg.decode("utf-8")
+    fonts = ", ".join(f"'{font}'" for font in FONTS) + ", sans-serif"
+    text = _NO_ROTATION.sub("", _TEXT_FONT.sub("", text))
+    rule = "*{stroke-linejoin: round; stroke-linecap: butt}"
+    if rule not in text:
+        raise RuntimeError("matplotlib's SVG changed: its style sheet no longer holds " + rule)
+    text = text.replace(rule, f"{rule}\n  text{{font-family: {fonts}}}", 1)
+    return text.encode("utf-8")
+
+
+def _characters_across(width_points: float, size: float) -> int:
+    """About how many characters of DejaVu Sans at ``size`` points fit in ``width_points``."""
+    return max(4, int(width_points / (0.6 * size)))
+
+
+def _wrapped(text: str, characters: int, *, hyphens: bool = False) -> str:
+    """``text`` in as few lines of at most ``characters`` as it needs, of even lengths.
+
+    Lines break at spaces (and after hyphens, with ``hyphens``); a word longer than a line keeps a line
+    of its own.
+    """
+    import textwrap
+
+    def lines(width: int) -> list[str]:
+        return textwrap.wrap(str(text), width, break_long_words=False, break_on_hyphens=hyphens)
+
+    fewest = lines(characters)
+    width = characters
+    while width > 1 and len(lines(width - 1)) == len(fewest):
+        width -= 1
+    return "\n".join(lines(width)) or str(text)
 
 
 def value_text(value: float) -> str:
@@ -249,16 +307,28 @@ def _draw_series(axes, kind: str, visual_data: dict, theme: dict) -> None:
     values = [float(y) for entry in series for y in entry["y"]]
     if kind == "bar":
         width = 0.8 / len(series)
+        # The value on each bar, so a reader reads it instead of estimating it against the axis. A value
+        # wider than its bar would run into its neighbours' values: then every value stands upright.
+        texts = [[value_text(y) for y in entry["y"]] for entry in series]
+        longest = max((len(text) for row in texts for text in row), default=1)
+        bar_points = FIGURE_SIZE[0] * 72 * 0.8 * width / max(1, len(labels))
+        upright = longest * 0.6 * SMALL_TEXT > bar_points
         for series_index, entry in enumerate(series):
             positions = [i + (series_index - (len(series) - 1) / 2) * width for i in range(len(labels))]
             colour = colours[series_index % len(colours)]
             bars = axes.bar(positions, entry["y"], width=width, label=entry.get("label"), color=colour)
             for bar_index, bar in enumerate(bars):
                 bar.set_gid(f"bar-{series_index}-{bar_index}")
-            # The value on each bar, so a reader reads it instead of estimating it against the axis.
-            axes.bar_label(bars, labels=[value_text(y) for y in entry["y"]], padding=2, fontsize=12)
-        axes.set_xticks(range(len(labels)), labels)
-        axes.margins(y=0.15)  # room above the tallest bar for its label
+            axes.bar_label(
+                bars, labels=texts[series_index], padding=2, fontsize=SMALL_TEXT, rotation=90 if upright else 0
+            )
+        # Each bar's name wraps within its share of the width, so neighbouring names never overlap.
+        share = FIGURE_SIZE[0] * 72 * 0.8 / max(1, len(labels))
+        names = [_wrapped(label, _characters_across(share, TEXT), hyphens=True) for label in labels]
+        axes.set_xticks(range(len(labels)), names)
+        # Room beyond the longest bar for its value: a line of text, or an upright value's length.
+        plot_points = FIGURE_SIZE[1] * 72 * 0.5
+        axes.margins(y=max(0.15, (longest * 0.6 * SMALL_TEXT + 6) / plot_points) if upright else 0.15)
     else:
         for series_index, entry in enumerate(series):
             (line,) = axes.plot(
@@ -278,7 +348,7 @@ def _draw_series(axes, kind: str, visual_data: dict, theme: dict) -> None:
     if visual_data.get("xlabel"):
         axes.set_xlabel(visual_data["xlabel"])
     if len(series) > 1 or kind == "line":
-        axes.legend(frameon=False)
+        _legend_below(axes, [str(entry.get("label", "")) for entry in series])
     axes.spines[["top", "right"]].set_visible(False)
 
 
@@ -298,6 +368,7 @@ def _draw_grid(axes, visual_data: dict, theme: dict) -> None:
                 (column_index, row_index), 1, 1, facecolor=colour, edgecolor=theme["background"], linewidth=1.5
             )
             cell.set_gid(f"cell-{row_index}-{column_index}")
+            cell.set_clip_on(False)  # inside the axes by construction: no clip path to write per cell
             axes.add_patch(cell)
             text = str(labels[row_index][column_index]) if labels else str(value)
             axes.text(
@@ -306,7 +377,7 @@ def _draw_grid(axes, visual_data: dict, theme: dict) -> None:
                 text,
                 ha="center",
                 va="center",
-                fontsize=12,
+                fontsize=SMALL_TEXT,
                 color=text_colour_on(colour),
             )
     axes.set_xlim(0, columns)
@@ -322,7 +393,17 @@ def _draw_grid(axes, visual_data: dict, theme: dict) -> None:
     if names:
         used = sorted({int(value) for row in values for value in row})
         handles = [Patch(facecolor=_GRID_COLOURS[i % len(_GRID_COLOURS)], label=names[i]) for i in used]
-        axes.legend(handles=handles, frameon=False, loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=12)
+        _legend_below(axes, [names[i] for i in used], handles=handles)
+
+
+def _legend_below(axes, labels: list[str], handles=None) -> None:
+    """The legend under the plot, where it covers no bar, line or value: as many columns as fit."""
+    longest = max((len(label) for label in labels), default=1)
+    # A column: the label, its 2-em handle and 0.8-em gap, and 2 em before the next column.
+    column = (longest * 0.6 + 4.8) * SMALL_TEXT
+    columns = max(1, min(len(labels), int(FIGURE_SIZE[0] * 72 * 0.95 / column)))
+    extra = {"handles": handles} if handles is not None else {}
+    axes.figure.legend(frameon=False, loc="outside lower center", ncols=columns, **extra)
 
 
 def publish(record: dict) -> None:
