@@ -7,13 +7,14 @@ One tiny site: a lesson and four notebook pages under docs/, built once.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import subprocess
 import sys
 
 import pytest
-from conftest import build, make_site
+from conftest import ROOT, build, make_site
 from tiny import code_cell, lesson, notebook_page
 
 # What a hostile or careless cell can display: each kind of markup a page must not publish live.
@@ -77,11 +78,18 @@ PAGES = {
     ),
 }
 # The only inline scripts a page may hold: furo's line that sets the colour theme before the page
-# paints, and sphinx-togglebutton's settings. Anything else inline would have come from a page.
+# paints, and sphinx-togglebutton's settings (its hint words are the course's, read from conf.py).
+# Anything else inline would have come from a page.
+_CONF = ast.parse((ROOT / "conf.py").read_text(encoding="utf-8"))
+_TOGGLE_HINTS = {
+    node.targets[0].id: node.value.value
+    for node in _CONF.body
+    if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "").startswith("togglebutton_hint")
+}
 THEME_INLINE_SCRIPTS = {
     'document.body.dataset.theme = localStorage.getItem("theme") || "auto";',
-    "let toggleHintShow = 'Click to show';",
-    "let toggleHintHide = 'Click to hide';",
+    f"let toggleHintShow = '{_TOGGLE_HINTS['togglebutton_hint']}';",
+    f"let toggleHintHide = '{_TOGGLE_HINTS['togglebutton_hint_hide']}';",
     "let toggleOpenOnPrint = 'true';",
     "var togglebuttonSelector = '.toggle, .admonition.dropdown';",
 }
