@@ -31,7 +31,7 @@ from pathlib import Path
 
 import psutil
 from jaxcourse import catalogue, frontmatter, lessonsource
-from jaxcourse.sitebuild import sphinx_command
+from jaxcourse.publishing import sphinx_command
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 from jaxcourse import catalogue
-from jaxcourse.sitebuild import sphinx_command
+from jaxcourse.publishing import sphinx_command
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSON_FILES = catalogue.lesson_files(ROOT)

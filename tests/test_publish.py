@@ -1,4 +1,4 @@
-"""Publishing (jaxcourse.sitebuild, used by nox -s docs): only a passing build replaces the site.
+"""Publishing (jaxcourse.publishing, behind nox -s docs): only a passing build replaces the site.
 
 A failed build keeps the last good site; a kill in the middle of the swap is
 finished or undone by the next run; build internals never reach the site.
@@ -13,7 +13,7 @@ from unittest import mock
 
 import pytest
 from conftest import make_site
-from jaxcourse import sitebuild
+from jaxcourse import publishing
 from tiny import code_cell, lesson, line_of
 
 
@@ -40,7 +40,7 @@ def published(tmp_path_factory):
 def test_the_published_site_holds_no_build_internals(published):
     _, site = published
     assert (site / "lessons" / "kept-lesson.html").is_file()
-    for name in sitebuild.BUILD_INTERNALS:
+    for name in publishing.BUILD_INTERNALS:
         assert not (site / name).exists(), name
     assert not list(site.rglob("*.doctree")) and not list(site.rglob("*.pickle"))
     assert not (site.parent / "html.new.doctrees").exists()  # removed once published
@@ -101,10 +101,10 @@ def test_a_kill_during_the_swap_is_recovered_by_the_next_run(tmp_path, killed_re
     site = make_tree(tmp_path / "html", "good")
     staging = make_tree(tmp_path / "html.new", "newer")
     with mock.patch.object(Path, "rename", killed_at_rename(killed_rename)), pytest.raises(KeyboardInterrupt):
-        sitebuild.publish(staging, site)
+        publishing.publish(staging, site)
     if killed_rename == 2:
         assert not site.exists() and (tmp_path / "html.old").exists()  # the dangerous moment
-    sitebuild.recover(site)  # what the next run does first
+    publishing.recover(site)  # what the next run does first
     assert (site / "index.html").read_text(encoding="utf-8") == "good"
     assert not (tmp_path / "html.old").exists()
 
@@ -112,15 +112,15 @@ def test_a_kill_during_the_swap_is_recovered_by_the_next_run(tmp_path, killed_re
 def test_a_kill_after_the_swap_leaves_the_new_site(tmp_path):
     site = make_tree(tmp_path / "html", "good")
     staging = make_tree(tmp_path / "html.new", "newer")
-    real_rmtree = sitebuild.shutil.rmtree
+    real_rmtree = publishing.shutil.rmtree
 
     def killed_rmtree(path, *args, **kwargs):
         if Path(path).name == "html.old":
             raise KeyboardInterrupt("killed while removing the old site")
         return real_rmtree(path, *args, **kwargs)
 
-    with mock.patch.object(sitebuild.shutil, "rmtree", killed_rmtree), pytest.raises(KeyboardInterrupt):
-        sitebuild.publish(staging, site)
-    sitebuild.recover(site)
+    with mock.patch.object(publishing.shutil, "rmtree", killed_rmtree), pytest.raises(KeyboardInterrupt):
+        publishing.publish(staging, site)
+    publishing.recover(site)
     assert (site / "index.html").read_text(encoding="utf-8") == "newer"
     assert not (tmp_path / "html.old").exists()

@@ -27,7 +27,8 @@ Each component lives in its own module:
 - ``port``: pages written for another site brought into docs/ (``nox -s port``);
 - ``changes``, ``changepage``: what changed since the earlier site (the change report);
 - ``catalogue``: the lessons of a source tree, in course order;
-- ``sitebuild``: the sphinx-build command, and publishing a site only on success;
+- ``publishing``: the sphinx-build command, and publishing a site only on success;
+- ``sitebuild``: the site build's command line (``nox -s docs``);
 - ``scheduling``: executed pages balanced over parallel reading processes;
 - ``progress``: a console line per executed page as it finishes;
 - ``shards``: execution spread over machines, and the site assembled from their recordings;

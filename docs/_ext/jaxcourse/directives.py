@@ -80,6 +80,18 @@ def _lesson_link(directive: SphinxDirective, lesson: catalogue.Lesson) -> addnod
     return reference
 
 
+def _lesson_meta(lesson: catalogue.Lesson, details: str) -> nodes.inline:
+    """The grey line after a lesson's link: its id (kept on one line by the style sheet), then ``details``."""
+    return nodes.inline(
+        "",
+        "",
+        nodes.Text(" · "),
+        nodes.inline("", lesson.id, classes=["lesson-id"]),
+        nodes.Text(f" · {details}"),
+        classes=["lesson-list-meta"],
+    )
+
+
 class StartHere(SphinxDirective):
     """Where a newcomer begins, then every phase with its lessons and time: built from the front matter."""
 
@@ -92,14 +104,7 @@ class StartHere(SphinxDirective):
         lead = nodes.paragraph(classes=["start-first"])
         lead += nodes.strong("", "Start here: ")
         lead += _lesson_link(self, first)
-        lead += nodes.inline(
-            "",
-            "",
-            nodes.Text(" · "),
-            nodes.inline("", first.id, classes=["lesson-id"]),
-            nodes.Text(f" · about {duration(first.meta['minutes'])}"),
-            classes=["lesson-list-meta"],
-        )
+        lead += _lesson_meta(first, f"about {duration(first.meta['minutes'])}")
         box += lead
         lessons = [lesson for members in phases.values() for lesson in members]
         total = sum(lesson.meta["minutes"] for lesson in lessons)
@@ -152,14 +157,7 @@ class LessonIndex(SphinxDirective):
                 paragraph = nodes.paragraph()
                 paragraph += _lesson_link(self, lesson)
                 devices = f" · {meta['cpu_devices']} simulated CPU devices" if meta.get("cpu_devices") else ""
-                paragraph += nodes.inline(
-                    "",
-                    "",
-                    nodes.Text(" · "),
-                    nodes.inline("", lesson.id, classes=["lesson-id"]),
-                    nodes.Text(f" · about {meta['minutes']} minutes · {meta['device']}{devices}"),
-                    classes=["lesson-list-meta"],
-                )
+                paragraph += _lesson_meta(lesson, f"about {meta['minutes']} minutes · {meta['device']}{devices}")
                 listing += nodes.list_item("", paragraph)
             section += listing
             # The navigation: Sphinx's own toctree directive, written out and parsed here, in the phase's

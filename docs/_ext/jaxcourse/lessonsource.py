@@ -102,10 +102,6 @@ class LessonSource:
     def headings(self, *, top_level: bool = True) -> list[Heading]:
         return [b for b in self.blocks if isinstance(b, Heading) and (b.depth == 0 or not top_level)]
 
-    def inside(self, outer: Fence) -> list:
-        """Blocks nested in ``outer``."""
-        return [b for b in self.blocks if b is not outer and outer.line < b.line <= outer.end and b.depth > outer.depth]
-
 
 @functools.cache
 def _parser():

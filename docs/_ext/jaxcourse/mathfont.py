@@ -27,7 +27,6 @@ from sphinx.application import Sphinx
 from .mathml import to_mathml
 
 FONT_FILE = "jaxcourse-math.woff2"
-FAMILY = "STIX Two Math"
 #: Always in the font, so that a small edit seldom changes it: ASCII and the usual operators and fences.
 BASE = "U+0020-007E,U+00A0,U+00B1,U+00B7,U+00D7,U+00F7,U+2016,U+2026,U+2032,U+2212,U+2264-2265,U+27E8-27E9"
 #: Where MathML draws a one-letter identifier (<mi>x</mi> is set in mathematical italic), per mathvariant:

@@ -34,6 +34,7 @@ import sys
 from pathlib import Path
 
 from . import catalogue, frontmatter
+from .publishing import build_and_publish
 
 SHARD_FILE = "shard.json"
 
@@ -114,8 +115,6 @@ def parse_shard(text: str) -> tuple[int, int]:
 
 def execute(root: Path, shard: str, into: Path, last_site: Path, options: list[str]) -> int:
     """Execute one shard's pages into ``into`` (see the module docstring); the build's exit status."""
-    from .sitebuild import build_and_publish
-
     index, count = parse_shard(shard)
     docnames = executed_pages(root)
     mine = plan(page_costs(root, docnames, last_site / "execution.json"), count)[index - 1]
