@@ -15,12 +15,12 @@ import shutil
 from pathlib import Path
 
 from docutils import nodes
+from packaging.version import Version
 from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
 from . import catalogue
-from .compat import version_key
 from .report import table_row
 
 #: The page that shows the matrix; built only when the verdicts exist.
@@ -42,7 +42,7 @@ def read_verdicts(path: Path) -> dict[str, dict[str, dict]]:
 def _parsed(path: Path, mtime_ns: int) -> dict[str, dict[str, dict]]:
     """Read once per process and file version: every executed page's header asks for it."""
     data = json.loads(path.read_text(encoding="utf-8"))
-    return {version: data[version] for version in sorted(data, key=version_key)}
+    return {version: data[version] for version in sorted(data, key=Version)}
 
 
 def leave_out_page_without_verdicts(app: Sphinx, config) -> None:

@@ -17,7 +17,20 @@ from docutils import nodes
 from myst_nb.sphinx_ import NbMetadataCollector
 from sphinx.application import Sphinx
 
-from . import compatpage, downloads, failures, figures, header, pagerecord, pages, progress, record, stamps, transcript
+from . import (
+    compatpage,
+    downloads,
+    failures,
+    figures,
+    header,
+    located,
+    pagerecord,
+    pages,
+    progress,
+    record,
+    stamps,
+    transcript,
+)
 from .render import RUN_ATTRIBUTE
 
 
@@ -28,7 +41,7 @@ def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
     if page is None:
         return  # a page that executes nothing
     if page.unrecorded:
-        failures.report(
+        located.report(
             env.docname,
             1,
             f"no recording of this page in the shards' recordings ({page.recorded_in}): the --from folders "
@@ -40,7 +53,7 @@ def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
     if run is None or run.notebook is None:
         # Not run: the reader could not read it, or its kernel died (jaxcourse.parser reported that).
         for problem in page.problems:
-            failures.report(env.docname, problem.line, problem.message, subtype="source")
+            located.report(env.docname, problem.line, problem.message, subtype="source")
         progress.page_finished(app, page.page_id, "failed", None)
         return
     kernel = record.collect(run)
@@ -48,7 +61,7 @@ def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
     failed = failures.report_run(app, page, run, kernel, exec_data)
     succeeded = not failed and bool(exec_data.get("succeeded")) and kernel.verdict is not None
     if not failed and not succeeded and kernel.verdict_index is not None:
-        failures.report(env.docname, 1, "the page stopped before its verdict cell ran")
+        located.report(env.docname, 1, "the page stopped before its verdict cell ran")
     figures_dir = Path(app.srcdir, app.config.course_figures_dir)
     if succeeded:
         figures.check_figures(app, env.docname, doctree, (kernel.verdict or {}).get("figures", []))

@@ -18,16 +18,10 @@ import re
 from pathlib import Path
 
 from sphinx.application import Sphinx
-from sphinx.util import logging
 
-from . import changes, frontmatter, pages, record
+from . import changes, pages, record
+from .located import report
 from .render import ExecutedRun, size_text, strip_ansi, without_machine_paths
-
-logger = logging.getLogger(__name__)
-
-
-def report(docname: str, line: int, message: str, subtype: str = "exec") -> None:
-    logger.error(message, location=(docname, line), type="course", subtype=subtype)
 
 
 def report_run(app: Sphinx, page: pages.Page, run: ExecutedRun, kernel: record.KernelRecord, exec_data: dict) -> bool:
@@ -261,8 +255,3 @@ def timeout_summary(app: Sphinx, page: pages.Page) -> str:
         f"CellTimeoutError: the cell ran past the per-cell timeout ({timeout} s, {where_set}; "
         "a page may change it with 'execution: {timeout: N}' in its front matter)"
     )
-
-
-def report_front_matter(docname: str, problems: list[frontmatter.Problem]) -> None:
-    for problem in problems:
-        report(docname, problem.line, problem.message, subtype="frontmatter")

@@ -9,7 +9,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.transforms import SphinxTransform
 
-from .failures import report
+from .located import report
 from .runtime import DARK_SUFFIX
 
 

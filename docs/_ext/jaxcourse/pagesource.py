@@ -22,7 +22,7 @@ from myst_nb.core.read import is_myst_markdown_notebook
 from sphinx.application import Sphinx
 
 from . import cellscan, fingerprint, frontmatter, ipynbpages, pages
-from .failures import report_front_matter
+from .located import report_front_matter
 
 
 def is_lesson(app: Sphinx, docname: str) -> bool:

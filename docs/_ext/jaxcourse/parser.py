@@ -27,7 +27,7 @@ from myst_nb.sphinx_ import Parser
 from myst_parser.parsers.sphinx_ import MystParser
 from nbclient.exceptions import DeadKernelError
 
-from . import failures, kernel, pages, provisioner, record
+from . import kernel, located, pages, provisioner, record
 from .ipython import cell_digest
 from .render import RUN_ATTRIBUTE
 
@@ -49,7 +49,7 @@ class CourseParser(Parser):
             env = document.settings.env
             page = pages.page_being_read(env.docname)
             line, message = dead_kernel_message(page, Path(env.app.doctreedir) / "kernel-stderr")
-            failures.report(env.docname, line, message, subtype="kernel")
+            located.report(env.docname, line, message, subtype="kernel")
             # A page of plain MyST in its place, parsed by myst-parser so the document is complete.
             document.children = []
             title = page.title if page else env.docname

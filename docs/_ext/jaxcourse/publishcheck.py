@@ -20,7 +20,7 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 
 from . import safesvg
-from .failures import report
+from .located import report
 
 logger = logging.getLogger(__name__)
 

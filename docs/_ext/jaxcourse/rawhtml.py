@@ -141,7 +141,7 @@ def find_in_page(text: str) -> list[RawHtml]:
 
 def refuse_in_doctree(app, doctree: nodes.document) -> None:
     """At doctree-read: report and remove every raw node the course's renderer did not make."""
-    from .failures import report
+    from .located import report
     from .render import OUTPUT_MARK
 
     docname = app.env.docname

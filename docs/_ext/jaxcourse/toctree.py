@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from sphinx.application import Sphinx
 
-from .failures import report
+from .located import report
 
 
 def pages_outside_every_toctree(app: Sphinx, env) -> None:
