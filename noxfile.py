@@ -32,7 +32,11 @@ PIP_TOOLS = "pip-tools==7.6.2"  # also pinned in requirements.txt: pip-sync keep
 #: The environment every site session shares.
 SITE_ENV = ROOT / ".nox" / "site"
 #: What an environment is built from: when one changes, it is filled again.
-ENVIRONMENT_FILES = (REQUIREMENTS, "docs/_ext/pyproject.toml", "docs/_ext/jaxcourse/kernels/jaxcourse/kernel.json")
+ENVIRONMENT_FILES = (
+    REQUIREMENTS,
+    "docs/_ext/pyproject.toml",
+    "docs/_ext/jaxcourse/runtime/kernels/jaxcourse/kernel.json",
+)
 RUFF = ["-m", "ruff", "check", "--config", "docs/_ext/pyproject.toml", "conf.py", "noxfile.py", "docs/_ext", "tests"]
 
 
@@ -137,7 +141,7 @@ def environment(session: nox.Session, location: Path = SITE_ENV, requirements: s
         session.run(str(python), "-m", "piptools", "sync", "--quiet", str(sources[0]), external=True)
     if "jaxcourse" in pinned(sources[0]):
         # The course kernel spec, installed once here: builds only check it, so parallel builds never race on it.
-        session.run(str(python), "-m", "jaxcourse.kernel", "install", silent=True, external=True)
+        session.run(str(python), "-m", "jaxcourse.runtime.kernel", "install", silent=True, external=True)
     stamp.write_text(wanted, encoding="utf-8")
     return python.parent
 
@@ -152,7 +156,7 @@ def run(session: nox.Session, *command: str, bin_dir: Path | None = None, **kwar
 def site_build(session: nox.Session, site: Path, *options: str, bin_dir: Path | None = None) -> bool:
     """Build into `site`.new with warnings as errors; swap it in only if it passed."""
     try:
-        run(session, "python", "-m", "jaxcourse.sitebuild", str(site), *options, bin_dir=bin_dir)
+        run(session, "python", "-m", "jaxcourse.tools.sitebuild", str(site), *options, bin_dir=bin_dir)
     except nox.command.CommandFailed:
         return False
     return True
@@ -199,7 +203,7 @@ def execute(session: nox.Session) -> None:
     """Execute one shard of the pages into a folder: nox -s execute -- --shard 1/2 --into DIR."""
     if not session.posargs:
         session.error("Name the shard and the folder, e.g. nox -s execute -- --shard 1/2 --into _build/shard-1")
-    run(session, "python", "-m", "jaxcourse.shards", "execute", "-j", "auto", *session.posargs)
+    run(session, "python", "-m", "jaxcourse.tools.shards", "execute", "-j", "auto", *session.posargs)
 
 
 @nox.session(python=False)
@@ -214,12 +218,12 @@ def compat(session: nox.Session) -> None:
     for version in versions:
         # Its own environment: every pin of requirements.txt, with jax and jaxlib moved to this version.
         pinned = ROOT / ".nox" / f"compat-{version}" / "requirements.txt"
-        run(session, "python", "-m", "jaxcourse.compat", "pin", version, str(pinned), bin_dir=site_bin)
+        run(session, "python", "-m", "jaxcourse.tools.compat", "pin", version, str(pinned), bin_dir=site_bin)
         bin_dir = environment(session, pinned.parent / "env", str(pinned))
         # Built from a copy of the sources, so the checkout's figures and the published site stay as they are.
         folder = BUILD / "compat" / version
         shutil.rmtree(folder, ignore_errors=True)
-        run(session, "python", "-m", "jaxcourse.compat", "copy", str(folder / "src"), bin_dir=site_bin)
+        run(session, "python", "-m", "jaxcourse.tools.compat", "copy", str(folder / "src"), bin_dir=site_bin)
         session.log(f"Building the course under JAX {version}")
         with session.chdir(folder / "src"):
             site_build(
@@ -228,7 +232,7 @@ def compat(session: nox.Session) -> None:
                 "-D", f"course_runtime_hints={SITE / 'execution.json'}",
                 "--compare-to", str(SITE), bin_dir=bin_dir,
             )  # fmt: skip
-        run(session, "python", "-m", "jaxcourse.compat", "record", version, str(folder / "html"), str(verdicts))
+        run(session, "python", "-m", "jaxcourse.tools.compat", "record", version, str(folder / "html"), str(verdicts))
     session.log(f"Verdicts in {verdicts.relative_to(ROOT)}; the next nox -s docs shows them on the site.")
 
 
@@ -264,20 +268,20 @@ def linkcheck(session: nox.Session) -> None:
     )  # fmt: skip
     run_url = os.environ.get("LINK_CHECK_RUN_URL")
     extra = ["--run-url", run_url] if run_url else []
-    run(session, "python", "-m", "jaxcourse.linkreport", str(out / "output.json"), str(out / "issue.md"), *extra)
+    run(session, "python", "-m", "jaxcourse.tools.linkreport", str(out / "output.json"), str(out / "issue.md"), *extra)
 
 
 @nox.session(python=False)
 def lint(session: nox.Session) -> None:
     """Check every lesson's anatomy and code cells, and run ruff on the project's Python."""
-    run(session, "python", "-m", "jaxcourse.checker", *session.posargs)
+    run(session, "python", "-m", "jaxcourse.tools.checker", *session.posargs)
     run(session, "python", *RUFF)
 
 
 @nox.session(python=False)
 def tests(session: nox.Session) -> None:
     """Run the lesson checker, ruff and the test suite (sites build in temporary folders)."""
-    run(session, "python", "-m", "jaxcourse.checker")
+    run(session, "python", "-m", "jaxcourse.tools.checker")
     run(session, "python", *RUFF)
     # Two workers, each taking whole test files (their tests share a site and run in order);
     # the course site is built once for both (tests/conftest.py).
@@ -337,13 +341,13 @@ def bench(session: nox.Session) -> None:
 @nox.session(python=False)
 def new(session: nox.Session) -> None:
     """Start a lesson from the template: nox -s new -- transforms-09 "Title of the lesson"."""
-    run(session, "python", "-m", "jaxcourse.newlesson", *session.posargs)
+    run(session, "python", "-m", "jaxcourse.tools.newlesson", *session.posargs)
 
 
 @nox.session(python=False)
 def port(session: nox.Session) -> None:
     """Bring notebook pages written for another site into docs/: nox -s port -- JAX/docs docs/ported."""
-    run(session, "python", "-m", "jaxcourse.port", *session.posargs)
+    run(session, "python", "-m", "jaxcourse.tools.port", *session.posargs)
 
 
 # pip-compile needs pip in its environment, which uv's environments lack.

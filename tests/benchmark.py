@@ -30,8 +30,8 @@ import time
 from pathlib import Path
 
 import psutil
-from jaxcourse import catalogue, frontmatter, lessonsource
-from jaxcourse.publishing import sphinx_command
+from jaxcourse.source import catalogue, frontmatter, lessonsource
+from jaxcourse.tools.publishing import sphinx_command
 
 ROOT = Path(__file__).resolve().parent.parent
 

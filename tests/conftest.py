@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
-from jaxcourse import catalogue
-from jaxcourse.publishing import sphinx_command
+from jaxcourse.source import catalogue
+from jaxcourse.tools.publishing import sphinx_command
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSON_FILES = catalogue.lesson_files(ROOT)
@@ -74,7 +74,7 @@ def write_compat_verdicts(srcdir: Path) -> None:
     Every lesson passes under both versions except the last in course order, which fails
     under the first at its first code cell: the site must show both kinds.
     """
-    from jaxcourse import catalogue, lessonsource
+    from jaxcourse.source import catalogue, lessonsource
 
     lessons = catalogue.lessons(srcdir)
     failing = lessons[-1]

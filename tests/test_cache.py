@@ -128,7 +128,8 @@ def test_a_new_device_count_re_executes_the_lesson(site):
 
 
 def test_the_kernel_spec_is_part_of_the_fingerprint(tmp_path, monkeypatch):
-    from jaxcourse import fingerprint, kernel
+    from jaxcourse.runtime import kernel
+    from jaxcourse.source import fingerprint
 
     before = fingerprint.environment_fingerprint([])
     spec = tmp_path / "jaxcourse"

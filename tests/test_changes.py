@@ -1,7 +1,7 @@
 """The change report: what a rebuild changed in the recordings since the site it replaces.
 
 One tiny site (a lesson and a notebook page under docs/), published again and
-again with `python -m jaxcourse.sitebuild` (what `nox -s docs` runs) after each
+again with `python -m jaxcourse.tools.sitebuild` (what `nox -s docs` runs) after each
 kind of edit; each build compares itself with the site it replaces. The steps
 share the site and run in file order.
 """
@@ -58,7 +58,7 @@ def publish(srcdir):
     """Publish the site with the comparison nox -s docs makes; return the report."""
     site = srcdir.parent / "_build" / "html"
     result = subprocess.run(
-        [sys.executable, "-m", "jaxcourse.sitebuild", str(site), "-D", "nb_execution_mode=force"],
+        [sys.executable, "-m", "jaxcourse.tools.sitebuild", str(site), "-D", "nb_execution_mode=force"],
         cwd=srcdir,
         capture_output=True,
         text=True,
@@ -179,7 +179,14 @@ def test_compare_to_takes_another_site(site, tmp_path):
     recordings["pages"]["watched"]["stamp"]["jax"] = "0.0.1"  # as if published with an older JAX
     (other / "recordings.json").write_text(json.dumps(recordings), encoding="utf-8")
     result = subprocess.run(
-        [sys.executable, "-m", "jaxcourse.sitebuild", str(site.parent / "_build" / "html"), "--compare-to", str(other)],
+        [
+            sys.executable,
+            "-m",
+            "jaxcourse.tools.sitebuild",
+            str(site.parent / "_build" / "html"),
+            "--compare-to",
+            str(other),
+        ],
         cwd=site,
         capture_output=True,
         text=True,
@@ -193,7 +200,7 @@ def test_compare_to_takes_another_site(site, tmp_path):
 
 def test_a_stamp_change_shared_by_many_pages_is_summarized_once():
     """A JAX upgrade moves every stamp; the summary names it once and still lists each changed output."""
-    from jaxcourse.changes import ChangeReport, OutputChange, PageChanges
+    from jaxcourse.execution.changes import ChangeReport, OutputChange, PageChanges
 
     upgrade = {"jax": ["0.10.2", "0.10.1"], "jaxlib": ["0.10.2", "0.10.1"]}
 

@@ -2,7 +2,7 @@
 
 A tiny site is built as the compat session builds each version: first a good
 build (the "current site"), then, with one output changed and one lesson broken,
-a build compared with it, from which `python -m jaxcourse.compat record` writes
+a build compared with it, from which `python -m jaxcourse.tools.compat record` writes
 the verdicts. A third build with those verdicts present shows the page and the
 lessons' headers; the first, without them, has no such page.
 """
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 from conftest import ROOT, make_site
-from jaxcourse import compat
+from jaxcourse.tools import compat
 from tiny import code_cell, lesson, line_of, notebook_page
 
 STABLE = lesson("stable", code_cell("print('value:', 1)"), title="Stable lesson")
@@ -43,24 +43,24 @@ def builds(tmp_path_factory):
     root = tmp_path_factory.mktemp("compat")
     srcdir = make_site(root, lessons={"stable": STABLE, "broken": FINE})
     (srcdir / "docs" / "page.md").write_text(PAGE, encoding="utf-8")
-    current = run(srcdir, "jaxcourse.sitebuild", str(root / "html"), "-D", "nb_execution_mode=force")
+    current = run(srcdir, "jaxcourse.tools.sitebuild", str(root / "html"), "-D", "nb_execution_mode=force")
     assert current.returncode == 0, current.stdout + current.stderr
     # What the compat session does for one version: build everything again, compared with the current site.
     (srcdir / "lessons" / "stable.md").write_text(STABLE_CHANGED, encoding="utf-8")
     (srcdir / "lessons" / "broken.md").write_text(BROKEN, encoding="utf-8")
     other = root / "compat" / "0.10.1" / "html"
     other.parent.mkdir(parents=True)
-    tried = run(srcdir, "jaxcourse.sitebuild", str(other), "--compare-to", str(root / "html"))
+    tried = run(srcdir, "jaxcourse.tools.sitebuild", str(other), "--compare-to", str(root / "html"))
     assert tried.returncode != 0
     verdicts = srcdir / "_build" / "compat.json"
-    recorded = run(srcdir, "jaxcourse.compat", "record", "0.10.1", str(other), str(verdicts))
+    recorded = run(srcdir, "jaxcourse.tools.compat", "record", "0.10.1", str(other), str(verdicts))
     assert recorded.returncode == 0, recorded.stderr
     # Another version, passing everywhere, as a second matrix job would add it.
     merged = json.loads(verdicts.read_text(encoding="utf-8"))
     merged["0.10.0"] = {page: {"status": "pass", "changed_outputs": 0} for page in merged["0.10.1"]}
     (root / "part.json").write_text(json.dumps({"0.10.0": merged["0.10.0"]}), encoding="utf-8")
-    assert run(srcdir, "jaxcourse.compat", "merge", str(verdicts), str(root / "part.json")).returncode == 0
-    shown = run(srcdir, "jaxcourse.sitebuild", str(root / "shown"), "-D", "nb_execution_mode=cache")
+    assert run(srcdir, "jaxcourse.tools.compat", "merge", str(verdicts), str(root / "part.json")).returncode == 0
+    shown = run(srcdir, "jaxcourse.tools.sitebuild", str(root / "shown"), "-D", "nb_execution_mode=cache")
     assert shown.returncode != 0  # the broken lesson still fails here; the site is left in shown.new
     return {
         "root": root,
@@ -135,7 +135,10 @@ def test_the_site_carries_its_verdicts_for_the_next_build(builds):
 def test_the_versions_command_needs_nothing_but_python():
     """The workflow's first job runs it on a bare Python, before any package is installed."""
     bare = subprocess.run(
-        [sys.executable, "-I", "-S", "-c", "import sys; sys.path.insert(0, 'docs/_ext'); import jaxcourse.compat"],
+        [
+            sys.executable, "-I", "-S", "-c",
+            "import sys; sys.path.insert(0, 'docs/_ext'); import jaxcourse.tools.compat",
+        ],
         cwd=ROOT, capture_output=True, text=True,
     )  # fmt: skip
     assert bare.returncode == 0, bare.stderr

@@ -104,13 +104,13 @@ def test_the_site_serves_its_math_font_subset_to_its_formulas(site):
 
 
 def test_the_font_is_the_same_bytes_for_the_same_characters():
-    from jaxcourse.mathfont import subset
+    from jaxcourse.output.mathfont import subset
 
     assert subset("abc∑") == subset("abc∑") != subset("abc∑ℝ")  # ℝ is not among the letters always kept
 
 
 def test_a_build_reuses_the_font_subset_made_for_the_same_characters(tmp_path):
-    from jaxcourse.mathfont import cached_subset, subset
+    from jaxcourse.output.mathfont import cached_subset, subset
 
     first = cached_subset("abc∑", tmp_path)
     assert first == subset("abc∑")
@@ -135,7 +135,7 @@ def test_a_function_name_is_applied_to_its_argument_and_spaced_in_transforms_08(
     """'sin x₂' reads as sin applied to x₂, not as the product 'sinx₂'; 'W tanh(x)' keeps its space."""
     import xml.etree.ElementTree as ET
 
-    from jaxcourse.mathml import FUNCTION_APPLICATION, THIN_SPACE, to_mathml
+    from jaxcourse.output.mathml import FUNCTION_APPLICATION, THIN_SPACE, to_mathml
 
     text = (ROOT / "lessons" / "transforms-08.md").read_text(encoding="utf-8")
     found = [latex for latex in formulas(text) if re.search(r"\\(sin|cos|tanh|operatorname)\b", latex)]
@@ -177,6 +177,6 @@ def test_a_function_name_is_applied_to_its_argument_and_spaced_in_transforms_08(
     ],
 )
 def test_function_application_in_each_form(latex, expected):
-    from jaxcourse.mathml import to_mathml
+    from jaxcourse.output.mathml import to_mathml
 
     assert expected in to_mathml(latex, block=False)

@@ -247,7 +247,16 @@ def one_page_build(site, name: str):
     """nox -s lesson: one page executed, every other executed page a stub."""
     outdir = site.srcdir.parent / "_build" / "one"
     result = subprocess.run(
-        [sys.executable, "-m", "jaxcourse.sitebuild", str(outdir), "--lesson", name, "-D", "nb_execution_mode=cache"],
+        [
+            sys.executable,
+            "-m",
+            "jaxcourse.tools.sitebuild",
+            str(outdir),
+            "--lesson",
+            name,
+            "-D",
+            "nb_execution_mode=cache",
+        ],
         cwd=site.srcdir,
         capture_output=True,
         text=True,

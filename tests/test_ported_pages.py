@@ -19,7 +19,7 @@ import zlib
 import nbformat
 import pytest
 from conftest import build, make_site
-from jaxcourse import port
+from jaxcourse.tools import port
 
 KERNEL = "kernelspec:\n  display_name: Python 3\n  language: python\n  name: python3\n"
 MYST_FRONT = f"---\njupytext:\n  text_representation:\n    extension: .md\n    format_name: myst\n{KERNEL}---\n"

@@ -1,4 +1,4 @@
-"""Publishing (jaxcourse.publishing, behind nox -s docs): only a passing build replaces the site.
+"""Publishing (jaxcourse.tools.publishing, behind nox -s docs): only a passing build replaces the site.
 
 A failed build keeps the last good site; a kill in the middle of the swap is
 finished or undone by the next run; build internals never reach the site.
@@ -13,13 +13,13 @@ from unittest import mock
 
 import pytest
 from conftest import make_site
-from jaxcourse import publishing
+from jaxcourse.tools import publishing
 from tiny import code_cell, lesson, line_of
 
 
 def publish(srcdir, site, *options):
     return subprocess.run(
-        [sys.executable, "-m", "jaxcourse.sitebuild", str(site), *options],
+        [sys.executable, "-m", "jaxcourse.tools.sitebuild", str(site), *options],
         cwd=srcdir,
         capture_output=True,
         text=True,

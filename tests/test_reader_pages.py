@@ -231,7 +231,7 @@ def test_the_site_publishes_its_recordings_for_the_next_comparison(course_site):
 
 @pytest.mark.parametrize("lesson_id", LESSON_IDS)
 def test_figures_come_in_a_light_and_a_dark_version_on_their_page_backgrounds(course_site, lesson_id):
-    from jaxcourse.runtime import DARK, LIGHT
+    from jaxcourse.runtime.charts import DARK, LIGHT
 
     drawn = sorted((course_site.srcdir / "figures").glob(f"{lesson_id}*.svg"))
     light = [svg for svg in drawn if not svg.stem.endswith("-dark")]
@@ -290,7 +290,7 @@ CHECKED_STARTERS = ["foundations-02", "transforms-04", "transforms-08", "scale-0
 
 def solution_code(lesson_id: str) -> dict[str, str]:
     """Each exercise's solution code, from the lesson source: its code cells between the solution markers."""
-    from jaxcourse import exercisechecks, lessonsource
+    from jaxcourse.source import exercisechecks, lessonsource
 
     source = lessonsource.parse((ROOT / "lessons" / f"{lesson_id}.md").read_text(encoding="utf-8"))
     code = {}

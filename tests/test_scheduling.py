@@ -12,7 +12,7 @@ import json
 import re
 
 from conftest import build, make_site
-from jaxcourse.scheduling import plan, sphinx_read_chunks
+from jaxcourse.execution.scheduling import plan, sphinx_read_chunks
 from tiny import code_cell, lesson
 
 # In name order the two quick lessons share a chunk with the prose pages: 2 s against 17 s.

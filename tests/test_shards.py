@@ -16,7 +16,7 @@ import sys
 import pytest
 from bs4 import BeautifulSoup
 from conftest import make_site
-from jaxcourse import shards
+from jaxcourse.tools import shards
 from tiny import code_cell, lesson, notebook_page
 
 FIGURE = (
@@ -48,13 +48,13 @@ def builds(tmp_path_factory):
     srcdir = make_site(root, lessons=LESSONS)
     (srcdir / "docs" / "devices.md").write_text(DEVICES_PAGE, encoding="utf-8")
     one = run(
-        srcdir, "jaxcourse.sitebuild", str(root / "one"), "--progress", "-j", "2", "-D", "nb_execution_mode=force"
+        srcdir, "jaxcourse.tools.sitebuild", str(root / "one"), "--progress", "-j", "2", "-D", "nb_execution_mode=force"
     )
     assert one[0] == 0, one[1]
     outputs = {"one": one}
     for index in (1, 2):
         outputs[f"shard{index}"] = run(
-            srcdir, "jaxcourse.shards", "execute", "--shard", f"{index}/2", "--into", str(root / f"shard{index}"),
+            srcdir, "jaxcourse.tools.shards", "execute", "--shard", f"{index}/2", "--into", str(root / f"shard{index}"),
             "--last-site", str(root / "one"), "-j", "2",
         )  # fmt: skip
         assert outputs[f"shard{index}"][0] == 0, outputs[f"shard{index}"][1]
@@ -62,13 +62,14 @@ def builds(tmp_path_factory):
     one_figure = shutil_figure.read_bytes()
     shutil_figure.unlink()  # the assembly must bring the figure from its shard's folder
     outputs["assembled"] = run(
-        srcdir, "jaxcourse.sitebuild", str(root / "assembled"), "--from", str(root / "shard1"), str(root / "shard2"),
+        srcdir, "jaxcourse.tools.sitebuild", str(root / "assembled"),
+        "--from", str(root / "shard1"), str(root / "shard2"),
         "--compare-to", str(root / "one"), "--progress", "-j", "2",
     )  # fmt: skip
     assert outputs["assembled"][0] == 0, outputs["assembled"][1]
     # In a folder of its own, so that its report does not replace the assembly's beside `root`.
     outputs["missing"] = run(
-        srcdir, "jaxcourse.sitebuild", str(root / "missing" / "html"), "--from", str(root / "shard1")
+        srcdir, "jaxcourse.tools.sitebuild", str(root / "missing" / "html"), "--from", str(root / "shard1")
     )
     return {"root": root, "srcdir": srcdir, "outputs": outputs, "figure": one_figure}
 

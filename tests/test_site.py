@@ -365,9 +365,9 @@ def test_the_template_is_not_a_page_of_the_site(course_site):
 
 
 def test_the_code_spans_pages_leave_out_are_drawn_as_plain_code_text_in_both_themes(course_site):
-    """jaxcourse.pagestyles drops the spans of some Pygments tokens: in the built stylesheet they must
+    """jaxcourse.output.pagestyles drops the spans of some Pygments tokens: in the built stylesheet they must
     have the colour of plain code, in the light and the dark theme (whitespace has no visible colour)."""
-    from jaxcourse.pagestyles import PLAIN_TOKEN_CLASSES
+    from jaxcourse.output.pagestyles import PLAIN_TOKEN_CLASSES
 
     css = (course_site.outdir / "_static" / "pygments.css").read_text(encoding="utf-8")
     for theme in ("", 'body[data-theme="dark"] '):

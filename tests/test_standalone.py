@@ -10,8 +10,8 @@ from __future__ import annotations
 import nbformat
 import pytest
 from conftest import LESSON_FILES
-from jaxcourse import frontmatter, lessonsource
 from jaxcourse.runtime import DEVICE_COUNT_FLAG
+from jaxcourse.source import frontmatter, lessonsource
 from nbclient import NotebookClient
 
 

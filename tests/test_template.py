@@ -18,7 +18,7 @@ NEW_TITLE = "Compose two transformations: grad of vmap"  # a colon-space, so YAM
 
 def new(srcdir, *arguments):
     return subprocess.run(
-        [sys.executable, "-m", "jaxcourse.newlesson", *arguments], cwd=srcdir, capture_output=True, text=True
+        [sys.executable, "-m", "jaxcourse.tools.newlesson", *arguments], cwd=srcdir, capture_output=True, text=True
     )
 
 
@@ -43,7 +43,9 @@ def test_new_fills_id_title_labels_and_figure(new_lesson_site):
 
 def test_new_lesson_passes_the_checker(new_lesson_site):
     srcdir, _ = new_lesson_site
-    result = subprocess.run([sys.executable, "-m", "jaxcourse.checker"], cwd=srcdir, capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "jaxcourse.tools.checker"], cwd=srcdir, capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -90,7 +92,7 @@ def test_new_refuses_a_taken_or_malformed_id(new_lesson_site, lesson_id, message
 @pytest.mark.parametrize("slug", ["foundations", "transforms", "scale", "practice"])
 def test_new_takes_its_place_from_the_lessons_that_share_its_slug(tmp_path, slug):
     """foundations-06 joins Phase 01 after the last foundations lesson, with its phase title."""
-    from jaxcourse import catalogue, frontmatter
+    from jaxcourse.source import catalogue, frontmatter
 
     siblings = [lesson for lesson in catalogue.lessons(ROOT) if lesson.id.rsplit("-", 1)[0] == slug]
     assert siblings
@@ -109,7 +111,7 @@ def test_new_takes_its_place_from_the_lessons_that_share_its_slug(tmp_path, slug
 
 
 def test_a_new_slug_opens_the_next_phase(tmp_path):
-    from jaxcourse import catalogue, frontmatter
+    from jaxcourse.source import catalogue, frontmatter
 
     (tmp_path / "lessons").mkdir()
     for path in [ROOT / "lessons" / "_template.md"] + catalogue.lesson_files(ROOT):

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 import yaml
 from conftest import ROOT, make_site
-from jaxcourse import linkreport, prcomment
+from jaxcourse.tools import linkreport, prcomment
 from tiny import code_cell, lesson, line_of
 
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
@@ -85,7 +85,7 @@ def test_the_pages_workflow_runs_the_compat_matrix_weekly():
     assert any("nox -s compat -- " in step.get("run", "") for step in compat["steps"])
     build = pages["jobs"]["build"]
     assert "compat" in build["needs"]
-    assert any("jaxcourse.compat merge" in step.get("run", "") for step in build["steps"])
+    assert any("jaxcourse.tools.compat merge" in step.get("run", "") for step in build["steps"])
 
 
 def test_the_shards_are_off_unless_one_setting_turns_them_on():
@@ -103,7 +103,7 @@ def test_the_pull_request_runs_the_ci_script_and_builds_a_preview():
     assert any(step.get("run") == ".ci/run" for step in jobs["tests"]["steps"])
     runs = " ".join(step.get("run", "") for step in jobs["preview"]["steps"])
     assert "nox -s docs -- --compare-to _build/published" in runs
-    assert "jaxcourse.prcomment" in runs
+    assert "jaxcourse.tools.prcomment" in runs
     uploads = [step for step in jobs["preview"]["steps"] if step.get("uses", "").startswith("actions/upload-artifact")]
     assert any("_build/html" in step["with"]["path"] for step in uploads)
 
@@ -315,7 +315,7 @@ def change_report(tmp_path_factory):
 
     def build():
         result = subprocess.run(
-            [sys.executable, "-m", "jaxcourse.sitebuild", str(site), "-D", "nb_execution_mode=force"],
+            [sys.executable, "-m", "jaxcourse.tools.sitebuild", str(site), "-D", "nb_execution_mode=force"],
             cwd=srcdir, capture_output=True, text=True, timeout=900,
         )  # fmt: skip
         assert result.returncode == 0, result.stdout + result.stderr
@@ -435,7 +435,7 @@ def test_the_issue_lists_the_broken_link_by_page_and_line(link_results):
 def test_the_report_command_exits_1_when_a_link_is_broken(link_results):
     _, _, _, out = link_results
     result = subprocess.run(
-        [sys.executable, "-m", "jaxcourse.linkreport", str(out / "output.json"), str(out / "issue.md")],
+        [sys.executable, "-m", "jaxcourse.tools.linkreport", str(out / "output.json"), str(out / "issue.md")],
         capture_output=True, text=True,
     )  # fmt: skip
     assert result.returncode == 1

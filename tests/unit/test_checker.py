@@ -8,10 +8,10 @@ import sys
 
 import pytest
 from conftest import LESSON_FILES, ROOT
-from jaxcourse.checker import docs_pages
+from jaxcourse.tools.checker import docs_pages
 from tiny import line_of
 
-CHECKER = [sys.executable, "-m", "jaxcourse.checker"]
+CHECKER = [sys.executable, "-m", "jaxcourse.tools.checker"]
 LOCATED = re.compile(r"^(?P<path>\S+\.md):(?P<line>\d+): (?P<message>.+)$", re.M)
 
 
@@ -172,8 +172,8 @@ def test_each_problem_is_reported_with_its_line(broken, mutation):
 
 def test_hidden_code_may_be_long_and_visible_code_may_not(tmp_path):
     """remove-cell and exercise-check cells are never shown: their lines are not held to the limit."""
-    from jaxcourse.checker import CODE_LINE_LIMIT, check_code_lines
-    from jaxcourse.lessonsource import parse
+    from jaxcourse.source.lessonsource import parse
+    from jaxcourse.tools.checker import CODE_LINE_LIMIT, check_code_lines
 
     long = "x = " + "1 + " * 30 + "1"
     assert len(long) > CODE_LINE_LIMIT

@@ -14,8 +14,11 @@ from pathlib import Path
 import nbformat
 import pytest
 from docutils import nodes
-from jaxcourse import changes, figures, parser, reader, record, render, sanitize, stamps
+from jaxcourse.execution import changes, parser, record
+from jaxcourse.output import render, sanitize
+from jaxcourse.published import figures, stamps
 from jaxcourse.runtime import RECORD_MIME
+from jaxcourse.source import reader
 
 # --- sanitizing -------------------------------------------------------------------------------------------------
 
@@ -157,7 +160,7 @@ def test_markdown_cells_are_numbered_from_their_first_line_of_text():
 
 
 def test_the_course_and_myst_nb_must_agree_on_the_cells():
-    from jaxcourse import lessonsource
+    from jaxcourse.source import lessonsource
 
     source = lessonsource.parse(PAGE)
     assert [fence.line for fence in source.code_cells()] == [6, 20]
@@ -324,7 +327,8 @@ def test_a_figure_file_is_found_before_and_after_sphinx_rewrites_its_uri(tmp_pat
 
 
 def test_a_build_checks_the_kernel_spec_and_never_writes_it(tmp_path, monkeypatch):
-    from jaxcourse import extension, kernel
+    from jaxcourse import extension
+    from jaxcourse.runtime import kernel
     from jupyter_client.kernelspec import KernelSpecManager
     from sphinx.errors import ConfigError
 
@@ -346,7 +350,7 @@ def test_a_build_checks_the_kernel_spec_and_never_writes_it(tmp_path, monkeypatc
 
 
 def test_every_executed_page_costs_its_run_time_and_prose_costs_nothing(tmp_path):
-    from jaxcourse import scheduling
+    from jaxcourse.execution import scheduling
 
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "notebook.md").write_text(
@@ -378,7 +382,7 @@ See {ref}`here`, {ref}`there`, {ref}`the other page <elsewhere-label>`, {term}`t
 
 
 def test_a_ported_page_keeps_its_text_and_only_loses_references_that_cannot_resolve():
-    from jaxcourse import port
+    from jaxcourse.tools import port
 
     ported = port.port_text(JAX_PAGE, port.labels(JAX_PAGE), set(), image_alt="A plot.")
     assert ported.startswith('---\norphan: true\nmystnb:\n  render_image_options:\n    alt: "A plot."\nkernelspec:')
@@ -388,7 +392,7 @@ def test_a_ported_page_keeps_its_text_and_only_loses_references_that_cannot_reso
 
 
 def test_pages_leave_out_mystnb_s_stylesheet_and_keep_the_others():
-    from jaxcourse import pagestyles
+    from jaxcourse.output import pagestyles
     from sphinx.builders.html._assets import _CascadingStyleSheet
 
     context = {
@@ -399,7 +403,7 @@ def test_pages_leave_out_mystnb_s_stylesheet_and_keep_the_others():
 
 
 def test_plain_code_spans_are_unwrapped_and_coloured_ones_kept():
-    from jaxcourse.pagestyles import slim_code_markup
+    from jaxcourse.output.pagestyles import slim_code_markup
 
     context = {
         "body": '<span class="n">x</span><span class="w"> </span><span class="o">=</span><span class="mi">1</span>'
@@ -409,7 +413,7 @@ def test_plain_code_spans_are_unwrapped_and_coloured_ones_kept():
 
 
 def test_displayed_text_is_made_readable_on_its_own_background():
-    from jaxcourse.colours import contrast_ratio
+    from jaxcourse.runtime.colours import contrast_ratio
 
     pale = sanitize.html('<span style="color: #ffffff; background-color: #de9ed6">CPU 4,5</span>')
     assert pale == '<span style="color:#000000;background-color:#de9ed6">CPU 4,5</span>'
@@ -466,7 +470,7 @@ def test_images_in_html_outputs_are_counted_without_alt():
 
 
 def test_a_downloads_html_is_never_replaced_by_its_markdown():
-    from jaxcourse.downloads import safe_data
+    from jaxcourse.published.downloads import safe_data
 
     both = safe_data({"text/html": "<b>the page's</b>", "text/markdown": "**other**", "text/plain": "x"})
     assert both["text/html"] == "<b>the page's</b>"
@@ -490,7 +494,7 @@ HOSTILE_SVG = (
 
 
 def test_an_svg_output_keeps_drawing_and_loses_what_runs_or_loads():
-    from jaxcourse import safesvg
+    from jaxcourse.output import safesvg
 
     found = safesvg.problems(HOSTILE_SVG)
     assert len(found) == 11, found
@@ -502,7 +506,7 @@ def test_an_svg_output_keeps_drawing_and_loses_what_runs_or_loads():
 
 
 def test_an_svg_with_entities_or_that_is_not_svg_is_refused():
-    from jaxcourse import safesvg
+    from jaxcourse.output import safesvg
 
     for text in (
         '<!DOCTYPE svg [<!ENTITY a "b">]><svg xmlns="http://www.w3.org/2000/svg">&a;</svg>',
@@ -516,7 +520,7 @@ def test_an_svg_with_entities_or_that_is_not_svg_is_refused():
 def test_every_committed_figure_is_already_safe():
     """matplotlib's own SVG passes unchanged, so the published-SVG check can hold the figures to it."""
     from conftest import ROOT
-    from jaxcourse import safesvg
+    from jaxcourse.output import safesvg
 
     figures = sorted((ROOT / "figures").glob("*.svg"))
     assert figures
@@ -530,7 +534,8 @@ def test_a_figure_s_text_is_text_big_enough_for_a_phone_and_the_same_bytes_each_
     import xml.etree.ElementTree as ET
 
     from conftest import ROOT
-    from jaxcourse import runtime, safesvg
+    from jaxcourse.output import safesvg
+    from jaxcourse.runtime import charts
 
     data = {
         "kind": "bar",
@@ -538,12 +543,12 @@ def test_a_figure_s_text_is_text_big_enough_for_a_phone_and_the_same_bytes_each_
         "ylabel": "loss",
         "series": [{"label": "loss", "y": [0.46, 0.46, 0.46]}],
     }
-    svg = runtime.render_svg(data, title="Compilation preserves the result")
-    assert svg == runtime.render_svg(data, title="Compilation preserves the result")
+    svg = charts.render_svg(data, title="Compilation preserves the result")
+    assert svg == charts.render_svg(data, title="Compilation preserves the result")
     assert safesvg.problems(svg.decode()) == []
     root = ET.fromstring(svg)
     width = float(root.get("viewBox").split()[2])
-    assert width == runtime.FIGURE_SIZE[0] * 72
+    assert width == charts.FIGURE_SIZE[0] * 72
     texts = [element for element in root.iter("{http://www.w3.org/2000/svg}text") if (element.text or "").strip()]
     sizes = [float(re.search(r"font-size: ([\d.]+)px", element.get("style"))[1]) for element in texts]
     # The font, with fallbacks, once in the figure's style sheet rather than on each <text>.
@@ -555,14 +560,14 @@ def test_a_figure_s_text_is_text_big_enough_for_a_phone_and_the_same_bytes_each_
     # The page keeps the figure's shape before it loads (lazily): course.css's aspect ratio is the figure's.
     css = (ROOT / "docs" / "_ext" / "jaxcourse" / "static" / "course.css").read_text(encoding="utf-8")
     ratio = re.search(r"aspect-ratio: ([\d.]+) / ([\d.]+)", css)
-    assert (float(ratio[1]), float(ratio[2])) == runtime.FIGURE_SIZE
+    assert (float(ratio[1]), float(ratio[2])) == charts.FIGURE_SIZE
 
 
 # --- raw HTML in prose ------------------------------------------------------------------------------------------
 
 
 def test_raw_html_in_prose_is_found_at_its_line_wherever_it_stands():
-    from jaxcourse import rawhtml
+    from jaxcourse.output import rawhtml
 
     text = (
         "---\nfront: matter\n---\n# T\n\nA paragraph with <b onclick='x()'>bold</b>\n"
@@ -586,7 +591,7 @@ def test_raw_html_in_prose_is_found_at_its_line_wherever_it_stands():
 
 def test_an_amsmath_environment_that_swallows_a_cell_is_named_at_the_cell():
     """The shape of the JAX autodiff cookbook: inline math whose second line starts \\begin{bmatrix}."""
-    from jaxcourse import cellscan
+    from jaxcourse.source import cellscan
 
     text = (
         "# T\n\nThe product $a\n\\begin{bmatrix} c \\\\ d \\end{bmatrix}$ and then:\n\n"
@@ -601,7 +606,7 @@ def test_an_amsmath_environment_that_swallows_a_cell_is_named_at_the_cell():
 
 
 def test_a_cell_shown_inside_a_code_block_is_an_example_not_a_cell():
-    from jaxcourse import cellscan
+    from jaxcourse.source import cellscan
 
     text = "# T\n\n````markdown\n```{code-cell} ipython3\nexample\n```\n````\n\n:::{code-cell} ipython3\nx\n:::\n"
     assert cellscan.written_cells(text) == [9]

@@ -1,41 +1,30 @@
 """Sphinx extension for the executable JAX course.
 
-Each component lives in its own module:
+Its folders are the stages of the pipeline that turns a page file into a published page; a module
+imports only from its own stage and the stages listed before it (``tests/unit/test_layout.py``):
 
-- ``options``: the ``course_*`` settings, declared once and checked early;
-- ``frontmatter``: page metadata and execution settings, shared with the lesson checker;
-- ``lessonsource``: a page's blocks and their lines, from myst-parser's tokens;
-- ``pages``, ``pagesource``: which pages execute, and the page being read (``source-read``);
-- ``reader``: myst-nb's reader for ``.md`` pages, plus the hidden setup/verdict cells and cell lines;
-- ``parser``: myst-nb's parser, with a dead kernel reported at its page and line;
-- ``fingerprint``: the environment that keys the execution cache;
-- ``kernel``, ``provisioner``, ``ipython``, ``runtime``: the kernel side (the
-  course kernel spec, kernels on private sockets, the failing-line record and
-  crash trail, the run stamp, the verdict, ``save_figure``);
-- ``render``, ``sanitize``: the myst-nb render plugin (short errors, safe
-  outputs, output limits, hidden kernel records, what each cell showed);
-- ``record``: what the kernel recorded, read from the executed notebook;
-- ``executedpage``: turns an executed page into the published page, with
-  ``failures``, ``figures``, ``header``, ``transcript`` and ``pagerecord``;
-- ``stamps``: the run stamp's wording and time;
-- ``inlinelines``: references and math inside a paragraph report their own line;
-- ``mathml``: equations rendered at build time, no MathJax;
-- ``accessibility``: markup fixes axe-core asks for;
-- ``downloads``: executed notebook, MyST source and starter notebook per lesson;
-- ``checker``: the lesson checker (``python -m jaxcourse.checker``);
-- ``newlesson``: a new lesson from the template (``nox -s new``);
-- ``port``: pages written for another site brought into docs/ (``nox -s port``);
-- ``changes``, ``changepage``: what changed since the earlier site (the change report);
-- ``catalogue``: the lessons of a source tree, in course order;
-- ``publishing``: the sphinx-build command, and publishing a site only on success;
-- ``sitebuild``: the site build's command line (``nox -s docs``);
-- ``scheduling``: executed pages balanced over parallel reading processes;
-- ``progress``: a console line per executed page as it finishes;
-- ``shards``: execution spread over machines, and the site assembled from their recordings;
-- ``compat``, ``compatpage``: the course built under other JAX versions, and the verdicts on the site;
-- ``prcomment``, ``linkreport``: the pull-request comment and the link check's issue, for the workflows;
-- ``directives``, ``report``, ``domain``, ``nodes``: site pages and their data;
-- ``extension``: Sphinx's ``setup``, wiring the events to these modules.
+- ``runtime``: the kernel side. The lesson API in ``runtime/__init__.py`` (``begin``,
+  ``save_figure``, ``finish``), its ``charts``, the course kernel (``kernel``), its IPython
+  extension (``ipython``), the kernel provisioner (``provisioner``) and colour contrast (``colours``).
+- ``source``: what a page is, before anything runs. Front matter and settings (``frontmatter``,
+  ``options``), block structure and cells (``lessonsource``, ``cellscan``), which pages execute
+  (``pages``, ``pagesource``, ``catalogue``), myst-nb's reader with the hidden cells (``reader``,
+  ``ipynbpages``), the cache's environment fingerprint, and one located message (``located``).
+- ``output``: what a page shows, made safe. myst-nb's render plugin (``render``), sanitizers
+  (``sanitize``, ``safesvg``), math (``mathml``, ``mathfont``), prose and link checks (``rawhtml``,
+  ``apilinks``, ``inlinelines``, ``toctree``) and the last checks of written pages (``publishcheck``,
+  ``accessibility``, ``pagestyles``).
+- ``execution``: running a page and reading what its kernel recorded (``parser``, ``record``),
+  every failure located (``failures``), what changed since the last site (``changes``), and
+  pages balanced over processes (``scheduling``, ``progress``).
+- ``published``: the published page (``executedpage``, ``header``, ``figures``, ``transcript``,
+  ``downloads``) and the site's own pages and data (``report``, ``changepage``, ``compatpage``,
+  ``searchsummaries``, ``directives``, ``domain``, ``pagerecord``, ``placeholders``, ``stamps``).
+- ``tools``: command-line tools. The checker, ``newlesson``, ``port``, the site build
+  (``sitebuild`` on ``publishing``), its ``shards``, ``compat``, and the workflows' reports
+  (``prcomment``, ``linkreport``).
+
+``extension`` is Sphinx's ``setup``: it wires the stages to Sphinx's events.
 """
 
 from __future__ import annotations

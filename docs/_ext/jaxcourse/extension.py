@@ -12,35 +12,17 @@ from sphinx.application import Sphinx
 from sphinx.errors import ConfigError
 from sphinx.util import logging
 
-from . import (
-    __version__,
-    accessibility,
-    apilinks,
-    changepage,
-    compatpage,
-    downloads,
-    executedpage,
-    inlinelines,
-    kernel,
-    mathfont,
-    mathml,
-    options,
-    pagesource,
-    pagestyles,
-    progress,
-    publishcheck,
-    rawhtml,
-    report,
-    scheduling,
-    searchsummaries,
-    stamps,
-    toctree,
-)
-from .directives import ExecutionReport, LessonIndex, RecordedRun, StartHere
-from .domain import CourseDomain
-from .figures import ThemedFigures
-from .nodes import PLACEHOLDERS, skip_placeholder
-from .parser import CourseParser
+from . import __version__
+from .execution import progress, scheduling
+from .execution.parser import CourseParser
+from .output import accessibility, apilinks, inlinelines, mathfont, mathml, pagestyles, publishcheck, rawhtml, toctree
+from .published import changepage, compatpage, downloads, executedpage, report, searchsummaries, stamps
+from .published.directives import ExecutionReport, LessonIndex, RecordedRun, StartHere
+from .published.domain import CourseDomain
+from .published.figures import ThemedFigures
+from .published.placeholders import PLACEHOLDERS, skip_placeholder
+from .runtime import kernel
+from .source import options, pagesource
 
 logger = logging.getLogger(__name__)
 
@@ -70,7 +52,7 @@ def configure_notebooks(app: Sphinx, config) -> None:
     """Run lessons in the course kernel, and render their outputs with the course's plugin.
 
     Lessons declare the ordinary 'python3' kernel, aliased here to the course's
-    kernel spec (``jaxcourse.kernel``), which the environment's setup installed.
+    kernel spec (``jaxcourse.runtime.kernel``), which the environment's setup installed.
     Kernels write their process-level stderr to the build's reports, not to its console.
     """
     problem = kernel.installed_problem()
@@ -84,9 +66,9 @@ def configure_notebooks(app: Sphinx, config) -> None:
     # Every .md and .ipynb page is read by the course's reader (myst-nb's documented hook), which adds the
     # hidden cells.
     extensions = {"myst_extensions": sorted(config.myst_enable_extensions)}
-    reader = ("jaxcourse.reader.read_page", extensions, False)
+    reader = ("jaxcourse.source.reader.read_page", extensions, False)
     # .ipynb pages too (myst-nb's custom formats may replace its own .ipynb reader): every promise holds there.
-    notebook_reader = ("jaxcourse.reader.read_ipynb_page", extensions, False)
+    notebook_reader = ("jaxcourse.source.reader.read_ipynb_page", extensions, False)
     config.nb_custom_formats = {**config.nb_custom_formats, ".md": reader, ".ipynb": notebook_reader}
     os.environ[kernel.STDERR_DIR_VARIABLE] = str(Path(app.doctreedir, "kernel-stderr"))
 

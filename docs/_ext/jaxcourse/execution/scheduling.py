@@ -1,0 +1,89 @@
+"""Balance lesson execution across Sphinx's parallel reading processes.
+
+With ``-j N`` Sphinx reads the outdated documents in several processes, each
+lesson running its kernel inside the process that reads it. Left in name
+order, one process can get most of the lessons while another reads prose
+pages. Sphinx's documented ``env-before-read-docs`` event lets an extension
+reorder the documents; this module orders them so that each process gets a
+similar share of the expected execution time.
+
+How Sphinx splits the ordered list among processes is not documented; that
+knowledge is confined to :func:`sphinx_read_chunks`, and
+``tests/test_scheduling.py`` checks it against a real parallel build.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from sphinx.application import Sphinx
+from sphinx.util.parallel import make_chunks
+
+
+def sphinx_read_chunks(docnames: list[str], nproc: int) -> list[list[str]]:
+    """The groups of documents Sphinx reads in one process each, for this order of ``docnames``.
+
+    Private behaviour, checked against Sphinx 9.0.4 (``Builder._read_parallel``): the
+    list is cut into contiguous chunks by ``sphinx.util.parallel.make_chunks`` and each
+    chunk is read by a fresh process, ``nproc`` of them at a time.
+    """
+    return make_chunks(list(docnames), nproc)
+
+
+def runtime_hints(app: Sphinx) -> dict[str, float]:
+    """Run times per docname from an earlier build's execution.json, if there is one."""
+    path = Path(app.srcdir, app.config.course_runtime_hints)
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))
+        return {row["docname"]: float(row["runtime_seconds"]) for row in rows.values() if row["runtime_seconds"]}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+
+
+def expected_seconds(app: Sphinx, env, docname: str, hints: dict[str, float]) -> float:
+    """An executed page's last run time in this environment, else an earlier build's, else its size as
+    a stand-in; a page that executes nothing costs nothing."""
+    from myst_nb.core.read import is_myst_markdown_notebook
+
+    from ..source.pagesource import is_lesson
+
+    record = env.get_domain("course").pages.get(docname)
+    if record is not None and record.runtime:
+        return float(record.runtime)
+    if docname in hints:
+        return hints[docname]
+    path = Path(env.doc2path(docname))
+    if not is_lesson(app, docname) and not is_myst_markdown_notebook(path.read_text(encoding="utf-8")):
+        return 0.0
+    return path.stat().st_size / 10_000
+
+
+def plan(docnames: list[str], nproc: int, cost: dict[str, float]) -> list[str]:
+    """``docnames`` reordered so that Sphinx's chunks finish together.
+
+    The first ``nproc`` chunks start at once; each later one starts when a process is
+    free, so the cheapest documents (prose pages cost nothing) fill those later chunks,
+    and the rest go, longest first, to the least loaded of the first chunks with room.
+    """
+    sizes = [len(chunk) for chunk in sphinx_read_chunks(docnames, nproc)]
+    bins: list[list[str]] = [[] for _ in sizes]
+    loads = [0.0] * len(sizes)
+    cheapest_first = sorted(docnames, key=lambda name: (cost.get(name, 0.0), name))
+    late = range(nproc, len(sizes))
+    for index in late:
+        bins[index], cheapest_first = cheapest_first[: sizes[index]], cheapest_first[sizes[index] :]
+    for docname in sorted(cheapest_first, key=lambda name: (-cost.get(name, 0.0), name)):
+        open_bins = [i for i in range(min(nproc, len(sizes))) if len(bins[i]) < sizes[i]]
+        target = min(open_bins, key=lambda i: loads[i])
+        bins[target].append(docname)
+        loads[target] += cost.get(docname, 0.0)
+    return [docname for chunk in bins for docname in chunk]
+
+
+def balance_chunks(app: Sphinx, env, docnames: list[str]) -> None:
+    if app.parallel <= 1 or not app.is_parallel_allowed("read"):
+        return  # Sphinx reads serially: the order does not matter
+    hints = runtime_hints(app)
+    cost = {docname: expected_seconds(app, env, docname, hints) for docname in docnames}
+    docnames[:] = plan(docnames, app.parallel, cost)

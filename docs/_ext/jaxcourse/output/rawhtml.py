@@ -1,0 +1,171 @@
+"""Raw HTML in a page's text is refused: prose is input too, and pull requests bring it.
+
+A page's outputs are sanitized (``jaxcourse.output.sanitize``); its text would reach
+the page as written, through a raw HTML block, inline HTML or the ``{raw}``
+directive: ``<img onerror>``, ``<script>``, ``<iframe>``. So neither the
+checker nor the build lets it through. Each is reported at its line with the
+MyST markup that says the same thing. The checker reads the source with
+myst-parser's tokens (:func:`find`); the build looks for raw nodes in the
+doctree that the course's own renderer did not make (:func:`refuse_in_doctree`),
+and removes them, so even a build that goes on publishes none.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from docutils import nodes
+from markdown_it.renderer import RendererHTML
+from myst_parser.config.main import MdParserConfig
+from myst_parser.parsers.mdit import create_md_parser
+
+from ..source.lessonsource import MYST_EXTENSIONS
+
+_TAG = re.compile(r"<\s*/?\s*([A-Za-z][\w-]*)")
+#: Nothing but HTML comments (the JAX docs' "freshness" notes): invisible, so dropped without a word.
+_ONLY_COMMENTS = re.compile(r"^\s*(?:<!--(?:(?!-->).)*-->\s*)+$", re.S)
+_DIRECTIVE = re.compile(r"^\{(?P<name>[\w:-]+)\}")
+_OPTION_LINE = re.compile(r"^:[\w-]+:")
+#: A tag's MyST counterpart, for the message.
+ALTERNATIVES = {
+    "img": "an image is '![alt text](path)' or a '{figure}' directive with ':alt:'",
+    "a": "a link is '[text](address)' or '<address>'; a target to link to is '(name)=' above a heading",
+    "br": "a line break is a backslash at the end of the line, or a new paragraph",
+    "b": "bold is '**text**'",
+    "strong": "bold is '**text**'",
+    "i": "emphasis is '*text*'",
+    "em": "emphasis is '*text*'",
+    "code": "code is `text` in backticks",
+    "sup": "a superscript is '{sup}`text`'",
+    "sub": "a subscript is '{sub}`text`'",
+    "details": "a collapsed block is an admonition with ':class: dropdown'",
+    "table": "a table is a pipe table or a '{list-table}' directive",
+    "center": "centring is not needed: a '{figure}' is centred, and text flows as the theme sets it",
+    "div": "a block with a class is a '{container}' directive with the class as its argument",
+    "span": "plain text or '{sup}'/'{sub}'/'**bold**' say what a span would",
+    "p": "a paragraph is text between blank lines",
+    "hr": "a rule is a line of '---' between blank lines",
+    "script": "a page runs no script: show code in a code cell instead",
+    "iframe": "a page embeds no other page: link to it with '[text](address)'",
+    "style": "a page brings no style sheet: the theme styles every page",
+}
+GENERAL = "write it in MyST markup instead (see docs/contributing.md, 'Prose is input too')"
+
+
+@dataclass(frozen=True)
+class RawHtml:
+    line: int
+    snippet: str
+
+    @property
+    def message(self) -> str:
+        return message(self.snippet)
+
+
+def message(snippet: str) -> str:
+    """The one message for a piece of raw HTML: what it is, and the MyST that replaces it."""
+    shown = " ".join(snippet.split())
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    tag = _TAG.search(snippet)
+    hint = ALTERNATIVES.get(tag[1].lower(), GENERAL) if tag else GENERAL
+    what = "a {raw} directive" if snippet.startswith("{raw}") else f"raw HTML {shown!r}"
+    return f"{what} in the page's text is not published (prose is input, as outputs are): {hint}"
+
+
+def is_comment(html: str) -> bool:
+    """Whether raw HTML is nothing but comments, which a browser never shows or runs."""
+    return bool(_ONLY_COMMENTS.match(html))
+
+
+@functools.cache
+def _parser():
+    return create_md_parser(MdParserConfig(enable_extensions=set(MYST_EXTENSIONS)), RendererHTML)
+
+
+def _spans(text: str, first_line: int = 1) -> list[tuple[int, int, str]]:
+    """(first line, last line, markup) of every raw HTML block, inline HTML and {raw} directive, 1-based."""
+    found: list[tuple[int, int, str]] = []
+    for token in _parser().parse(text + "\n"):
+        if token.map is None:
+            continue
+        line = first_line + token.map[0]
+        last = first_line + token.map[1] - 1
+        if token.type == "html_block":
+            if not is_comment(token.content):
+                found.append((line, last, token.content.strip()))
+        elif token.type == "inline":
+            offset = 0
+            for child in token.children or []:
+                if child.type in ("softbreak", "hardbreak"):
+                    offset += 1
+                elif child.type == "html_inline" and not is_comment(child.content):
+                    found.append((line + offset, line + offset, child.content))
+        elif token.type in ("fence", "colon_fence") and (directive := _DIRECTIVE.match(token.info.strip())):
+            if directive["name"] == "raw":
+                found.append((line, last, "{raw} " + token.info.strip()[len("{raw}") :].strip()))
+            elif directive["name"] != "code-cell":
+                # A directive's body is MyST too (an admonition, an exercise): look inside, at its lines.
+                body = token.content.splitlines()
+                start = 0
+                if body and body[0].strip() == "---":
+                    start = next((i + 1 for i in range(1, len(body)) if body[i].strip() == "---"), 0)
+                while start < len(body) and _OPTION_LINE.match(body[start].strip()):
+                    start += 1
+                found += _spans("\n".join([""] * start + body[start:]), line + 1)
+    return found
+
+
+def find(text: str, first_line: int = 1) -> list[RawHtml]:
+    """Every raw HTML block, inline HTML and {raw} directive in MyST text, with its 1-based line."""
+    return [RawHtml(line, snippet) for line, _, snippet in _spans(text, first_line)]
+
+
+def lines_with_html(text: str) -> set[int]:
+    """The 1-based lines of MyST text that hold raw HTML (every line of a block), directives' bodies included."""
+    return {line for first, last, _ in _spans(text) for line in range(first, last + 1)}
+
+
+def find_in_page(text: str) -> list[RawHtml]:
+    """:func:`find` over a page file, its front matter skipped but counted; one per line."""
+    lines = text.splitlines()
+    end = 0
+    if lines and lines[0].strip() == "---":
+        end = next((i + 1 for i in range(1, len(lines)) if lines[i].strip() == "---"), 0)
+    first_on_line: dict[int, RawHtml] = {}
+    for found in find("\n".join([""] * end + lines[end:])):
+        first_on_line.setdefault(found.line, found)
+    return sorted(first_on_line.values(), key=lambda found: found.line)
+
+
+def refuse_in_doctree(app, doctree: nodes.document) -> None:
+    """At doctree-read: report and remove every raw node the course's renderer did not make."""
+    from ..source.located import report
+    from .render import OUTPUT_MARK
+
+    docname = app.env.docname
+    reported: set[int] = set()
+    for node in list(doctree.findall(nodes.raw)):
+        if node.get(OUTPUT_MARK):
+            continue
+        if is_comment(node.astext()):
+            node.parent.remove(node)
+            continue
+        line = node.line or (node.parent.line if node.parent is not None else None) or 1
+        if line not in reported:  # '<b>' and '</b>' on one line: one message
+            reported.add(line)
+            report(docname, line, message(node.astext().strip() or "{raw}"), subtype="raw-html")
+        node.parent.remove(node)
+
+
+def sanitize_resolved(app, doctree: nodes.document, docname: str) -> None:
+    """At doctree-resolved: sanitize raw HTML that a post-transform made (myst-nb's cross-page {glue})."""
+    from . import sanitize
+    from .render import OUTPUT_MARK
+
+    for node in list(doctree.findall(nodes.raw)):
+        if node.get(OUTPUT_MARK) or "html" not in node.get("format", "").split():
+            continue
+        clean = sanitize.html(node.astext())
+        node.replace_self(nodes.raw(text=clean, format="html", classes=node.get("classes", []), **{OUTPUT_MARK: True}))

@@ -1,0 +1,85 @@
+"""Turn an executed page's doctree into the published page, at ``doctree-read``.
+
+Runs after myst-nb has executed the notebook, for every executed page (a
+lesson or a notebook page in docs/): it reports the run's problems
+(``failures``), puts the run stamp under the title (``header``), and records
+the page in the course domain (``pagerecord``) for the execution report,
+execution.json and the change report. For a lesson it also checks the
+figures (``figures``), fills the transcript (``transcript``) and writes the
+downloads (``downloads``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from docutils import nodes
+from myst_nb.sphinx_ import NbMetadataCollector
+from sphinx.application import Sphinx
+
+from ..execution import failures, progress, record
+from ..output.render import RUN_ATTRIBUTE
+from ..source import located, pages
+from . import compatpage, downloads, figures, header, pagerecord, stamps, transcript
+
+
+def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
+    env = app.env
+    run = doctree.attributes.pop(RUN_ATTRIBUTE, None)
+    page = pages.page_being_read(env.docname)
+    if page is None:
+        return  # a page that executes nothing
+    if page.unrecorded:
+        located.report(
+            env.docname,
+            1,
+            f"no recording of this page in the shards' recordings ({page.recorded_in}): the --from folders "
+            "lack it, or its code or environment changed since; run its shard again with nox -s execute",
+            subtype="source",
+        )
+        progress.page_finished(app, page.page_id, "not recorded", None)
+        return
+    if run is None or run.notebook is None:
+        # Not run: the reader could not read it, or its kernel died (jaxcourse.execution.parser reported that).
+        for problem in page.problems:
+            located.report(env.docname, problem.line, problem.message, subtype="source")
+        progress.page_finished(app, page.page_id, "failed", None)
+        return
+    kernel = record.collect(run)
+    exec_data = NbMetadataCollector.get_exec_data(env, env.docname) or {}
+    failed = failures.report_run(app, page, run, kernel, exec_data)
+    succeeded = not failed and bool(exec_data.get("succeeded")) and kernel.verdict is not None
+    if not failed and not succeeded and kernel.verdict_index is not None:
+        located.report(env.docname, 1, "the page stopped before its verdict cell ran")
+    figures_dir = Path(app.srcdir, app.config.course_figures_dir)
+    if succeeded:
+        figures.check_figures(app, env.docname, doctree, (kernel.verdict or {}).get("figures", []))
+    fresh = stamps.ran_in_this_build(kernel.stamp)
+    progress.page_finished(
+        app, page.page_id, ("fresh" if fresh else "reused") if succeeded else "failed", exec_data.get("runtime")
+    )
+    links = None
+    # Only a site has the downloads; a link checker would find them missing from the sources.
+    if page.lesson and succeeded and app.builder.format == "html":
+        files = downloads.write_downloads(app, page, run, kernel)
+        links = downloads.links(app, env.docname, files) if files else None
+    versions = compatpage.header_line(app, page.page_id, env.docname)
+    header.insert_header(doctree, page.front.lesson if page.lesson else None, kernel.stamp, fresh, links, versions)
+    if page.lesson:
+        transcript.fill_recorded_runs(doctree, kernel, succeeded)
+    source = Path(env.doc2path(env.docname, base=False)).as_posix()
+    env.get_domain("course").note_page(
+        pagerecord.PageRecord(
+            docname=env.docname,
+            page_id=page.page_id,
+            title=page.title,
+            lesson=dict(page.front.lesson) if page.lesson else None,
+            stamp=kernel.stamp,
+            runtime=exec_data.get("runtime"),
+            succeeded=succeeded,
+            error=kernel.unexpected_error.ename if kernel.unexpected_error else exec_data.get("error"),
+            recording=pagerecord.recording(kernel, run.shown, figures_dir, source) if succeeded else None,
+            source=source,
+            warnings=page.warnings,
+        )
+    )

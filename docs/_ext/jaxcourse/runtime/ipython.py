@@ -1,0 +1,108 @@
+"""IPython extension loaded by the course kernel: a failing cell says where it failed.
+
+It also makes a cell's printed text leave the kernel in one piece (see
+:func:`send_output_when_the_cell_ends`), and makes a kernel that dies leave a trail
+the build can read: the cell it was running and its Python stack (see
+:func:`leave_a_trail_for_a_crash`).
+
+When a cell raises, the kernel publishes a record (``runtime.RECORD_MIME``)
+holding the line of the cell that raised, taken from the traceback object
+itself, then shows the exception as IPython does in its plain mode. The build turns that
+into ``lessons/<id>.md:<line>`` without reading traceback text.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import hashlib
+import os
+import sys
+import traceback
+
+from . import publish
+from .kernel import STDERR_DIR_VARIABLE, crash_file
+
+
+def line_in_cell(tb) -> int | None:
+    """The deepest line of the failing cell's own code in a traceback (1-based), if any.
+
+    The cell's code is the first ``<module>`` frame; frames with the same file name
+    further down are functions that cell defined and called.
+    """
+    frames = traceback.extract_tb(tb)
+    cell = next((frame for frame in frames if frame.name == "<module>"), None)
+    if cell is None:
+        return None
+    return [frame for frame in frames if frame.filename == cell.filename][-1].lineno
+
+
+def _record_then_show(shell, etype, value, tb, tb_offset=None):
+    # Its classes, most specific first: a cell that must raise ValueError may raise a subclass of it.
+    classes = [cls.__name__ for cls in getattr(etype, "__mro__", (etype,))]
+    publish({"kind": "error", "ename": etype.__name__, "classes": classes, "line": line_in_cell(tb)})
+    shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
+
+
+#: Longer than any cell may run (the build's per-cell timeout is far shorter).
+_NEVER_DURING_A_CELL = 24 * 3600.0
+
+
+def send_output_when_the_cell_ends() -> None:
+    """Send stdout and stderr when the cell ends, not 0.2 s after a write.
+
+    ipykernel sends buffered text ``flush_interval`` seconds after the first write,
+    so a print that pauses (or a busy machine) splits a line across two stream
+    messages, and myst-nb's stream merging puts a newline at the split. ipykernel
+    flushes both streams after every cell, and an explicit ``flush()`` still works.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "flush_interval"):  # ipykernel's OutStream; absent in a plain IPython
+            stream.flush_interval = _NEVER_DURING_A_CELL
+
+
+def cell_digest(source: str) -> str:
+    """How the kernel's crash file names a cell: a hash of its source, which the build computes too."""
+    return hashlib.sha1(source.encode()).hexdigest()
+
+
+def leave_a_trail_for_a_crash(shell) -> None:
+    """Note each cell as it starts, and the Python stack if the process dies abruptly, in one file.
+
+    A segfault or an abort runs no Python code, ``os._exit`` skips every exit handler,
+    and the out-of-memory killer leaves nothing at all, so the build would only learn
+    that the kernel is gone. This file (:func:`jaxcourse.runtime.kernel.crash_file`) holds a
+    line ``cell <digest>`` per cell started, then, on a fatal signal or ``os._exit``,
+    faulthandler's dump of the stack, from which the build names the cell and the
+    statement. Outside a build (no log folder) nothing changes.
+    """
+    folder = os.environ.get(STDERR_DIR_VARIABLE)
+    if not folder:
+        return
+    # Opened once and kept open: faulthandler writes to its descriptor from a signal handler.
+    trail = open(crash_file(folder, os.getpid()), "w", encoding="utf-8")  # noqa: SIM115
+    faulthandler.enable(file=trail, all_threads=False)
+
+    def note_cell(info) -> None:
+        trail.write(f"cell {cell_digest(info.raw_cell)}\n")
+        trail.flush()
+
+    shell.events.register("pre_run_cell", note_cell)
+    exit_now = os._exit
+
+    def exit_with_stack(status: int) -> None:
+        trail.flush()
+        faulthandler.dump_traceback(file=trail, all_threads=False)
+        exit_now(status)
+
+    os._exit = exit_with_stack
+
+
+def load_ipython_extension(shell) -> None:
+    # KeyboardInterrupt too: a cell stopped at its time limit is reported at the interrupted line.
+    shell.set_custom_exc((Exception, KeyboardInterrupt), _record_then_show)
+    # Tracebacks in the plain Python style (%xmode Plain): each frame's file, line and code. The
+    # default, with context lines read for every frame, cost half a second per raised JAX error,
+    # and pages show only the 'Type: message' line anyway; the full traceback is for the reports.
+    shell.InteractiveTB.set_mode(mode="Plain")
+    send_output_when_the_cell_ends()
+    leave_a_trail_for_a_crash(shell)

@@ -1,0 +1,174 @@
+"""At ``source-read``: decide what each document is, check its front matter, and hand it to the reader.
+
+- A lesson (``lessons/<id>.md``) and a MyST notebook page anywhere else (docs/)
+  execute: their front matter is validated, and a :class:`pages.Page` is handed
+  to the notebook reader. A page whose front matter is invalid is reported at
+  its lines and published as a stub, so one bad header gives its own errors
+  and no follow-on noise.
+- In a build of chosen pages (``course_only_pages``: ``nox -s lesson``, a shard of
+  ``nox -s execute``), every other executed page is a title-only stub, so links
+  to it resolve and no kernel starts for it.
+- A prose page executes nothing: execution settings or lesson metadata in its
+  front matter are reported, never ignored.
+
+The author's text is never rewritten, except into a stub.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from myst_nb.core.read import is_myst_markdown_notebook
+from sphinx.application import Sphinx
+
+from . import cellscan, fingerprint, frontmatter, ipynbpages, pages
+from .located import report_front_matter
+
+
+def is_lesson(app: Sphinx, docname: str) -> bool:
+    prefix = app.config.course_lessons_dir.strip("/") + "/"
+    return docname.startswith(prefix) and not Path(docname).name.startswith("_")
+
+
+def current_fingerprint(app: Sphinx) -> str:
+    return fingerprint.environment_fingerprint([Path(app.srcdir, name) for name in app.config.course_environment_files])
+
+
+def on_source_read(app: Sphinx, docname: str, source: list[str]) -> None:
+    path = Path(app.env.doc2path(docname))
+    text = source[0]
+    lesson = is_lesson(app, docname)
+    pages.start_reading(pages.Reading(docname, path, None))
+    if path.suffix == ".ipynb":
+        read_notebook_file(app, docname, path, source)
+        return
+    if not lesson and not is_myst_markdown_notebook(text):
+        cells = cells_of_a_prose_page(text)
+        report_front_matter(docname, prose_problems(text) + cells)
+        if cells:  # one message each, and no follow-on noise from the cells myst-nb would try to show
+            source[0] = stub(text, path, "This page was not built: it has code cells but is not a notebook.")
+        return
+    only = app.config.course_only_pages
+    if only and docname not in only:
+        source[0] = stub(
+            text, path, "This page is not executed by this partial build; `nox -s docs` builds the whole site."
+        )
+        return
+    try:
+        front = frontmatter.parse(text)
+        problems = frontmatter.validate(front, path) if lesson else frontmatter.validate_notebook_page(front)
+    except frontmatter.FrontMatterError as error:
+        front, problems = None, [frontmatter.Problem(error.line, error.message)]
+    if lesson and not problems and not is_myst_markdown_notebook(text):
+        problems = [
+            frontmatter.Problem(
+                front.line_of("jupytext"),
+                "front matter lacks 'jupytext: {text_representation: {format_name: myst}}', which makes the file "
+                f"a notebook that the build executes (copy it from {frontmatter.TEMPLATE})",
+            )
+        ]
+    if problems:
+        report_front_matter(docname, problems)
+        source[0] = stub(text, path, "This page was not built: its front matter is invalid.")
+        return
+    start_executed_page(app, docname, path, front, lesson)
+
+
+def read_notebook_file(app: Sphinx, docname: str, path: Path, source: list[str]) -> None:
+    """An ``.ipynb`` page: its metadata is its front matter (``jaxcourse.source.ipynbpages``)."""
+    text = source[0]
+    only = app.config.course_only_pages
+    if only and docname not in only:
+        try:
+            title = next(
+                line[2:].strip()
+                for cell in ipynbpages.read(text).cells
+                if cell.cell_type == "markdown"
+                for line in cell.source.splitlines()
+                if line.startswith("# ")
+            )
+        except (StopIteration, ValueError):
+            title = path.stem
+        source[0] = f"---\norphan: true\n---\n# {title}\n\nThis page is not executed by this partial build.\n"
+        return
+    try:
+        notebook = ipynbpages.read(text)
+        front = ipynbpages.front_matter(text, notebook)
+        problems = frontmatter.validate_notebook_page(front)
+    except Exception as error:  # nbformat's assorted JSON and schema errors
+        problems = [frontmatter.Problem(1, f"this notebook cannot be read: {error}")]
+    if problems:
+        report_front_matter(docname, problems)
+        source[0] = f"---\norphan: true\n---\n# {path.stem}\n\nThis page was not built: its metadata is invalid.\n"
+        return
+    start_executed_page(app, docname, path, front, False)
+
+
+def start_executed_page(app: Sphinx, docname: str, path: Path, front: frontmatter.FrontMatter, lesson: bool) -> None:
+    """Hand the page to the reader: it executes, with the settings of its front matter."""
+    page_fingerprint = current_fingerprint(app)
+    app.env.get_domain("course").fingerprints[docname] = page_fingerprint
+    page = pages.Page(
+        docname=docname,
+        path=path,
+        page_id=pages.page_id(docname, front, lesson),
+        lesson=lesson,
+        front=front,
+        settings=frontmatter.execution_settings(front),
+        fingerprint=page_fingerprint,
+        figures_dir=Path(app.srcdir, app.config.course_figures_dir).resolve(),
+        recorded_in=Path(app.config.nb_execution_cache_path) if app.config.course_require_recorded else None,
+    )
+    pages.start_reading(pages.Reading(docname, path, page))
+
+
+def prose_problems(text: str) -> list[frontmatter.Problem]:
+    """Settings a page that executes nothing cannot use."""
+    if not text.startswith("---"):
+        return []
+    try:
+        front = frontmatter.parse(text)
+    except frontmatter.FrontMatterError:
+        return []  # MyST reports front matter it cannot read
+    return [
+        frontmatter.Problem(
+            front.line_of(key),
+            f"'{key}:' has no effect here: this page is not a notebook, so nothing on it executes "
+            "(a notebook page's front matter has 'jupytext' and 'kernelspec', as lessons/_template.md shows)",
+        )
+        for key in ("execution", "lesson")
+        if key in front.data
+    ]
+
+
+def cells_of_a_prose_page(text: str) -> list[frontmatter.Problem]:
+    """A page that is not a notebook runs none of its code cells: each is reported (myst-nb's warning is off)."""
+    return [
+        frontmatter.Problem(
+            line,
+            "this page is not a notebook, so this code cell never runs: give the page the 'jupytext' and "
+            f"'kernelspec' front matter of {frontmatter.TEMPLATE} (without 'lesson:')",
+        )
+        for line in cellscan.written_cells(text)
+    ]
+
+
+def stub(text: str, path: Path, why: str) -> str:
+    """A title-only page in place of one that is not built, so links to it still resolve.
+
+    It is an orphan: a stub needs no place in a table of contents (a lesson keeps its own).
+    """
+    try:
+        front = frontmatter.parse(text)
+        title = front.lesson.get("title")
+    except frontmatter.FrontMatterError:
+        title = None
+    if not title:
+        title = next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")), path.stem)
+    return f"---\norphan: true\n---\n# {title}\n\n{why}\n"
+
+
+def pages_run_in_another_environment(app: Sphinx, env, added, changed, removed) -> list[str]:
+    """Executed pages last read under other packages or requirements are read, and executed, again."""
+    current = current_fingerprint(app)
+    return [docname for docname, seen in env.get_domain("course").fingerprints.items() if seen != current]

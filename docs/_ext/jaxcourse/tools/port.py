@@ -1,0 +1,446 @@
+"""Bring notebook pages written for another Sphinx site (the JAX docs) into this one.
+
+``python -m jaxcourse.tools.port SOURCE_DOCS DEST [NAME ...]`` (``nox -s port -- ...``)
+copies each page ``SOURCE_DOCS/NAME`` (``NAME`` may sit in a subfolder:
+``notebooks/autodiff_cookbook``) to ``DEST/NAME``, keeping the folders, so
+references between ported pages still resolve. A page is taken from its
+``.ipynb`` where the source site builds from it (its ``conf.py`` excludes the
+``.md``, as the JAX docs do for ``notebooks/``), else from its ``.md``.
+
+Only what cannot work here changes, and every change is listed:
+
+- references (``{ref}``, ``{doc}``, ``{term}``, MyST links to labels and
+  pages) to what exists only on the other site become their plain text;
+  ``{func}``-style roles on a ``jax`` name stay (``jaxcourse.output.apilinks``
+  links them), others become inline code;
+- local images are copied beside the page (under ``images/``); remote images
+  and badges (Open in Colab) are removed, since a page loads nothing from
+  outside;
+- raw HTML becomes MyST where it has a counterpart (``<img>``, ``<a href>``,
+  ``<b>``) and is otherwise dropped, its text kept (comments stay);
+- the page is marked ``orphan`` (it needs no place in a table of contents)
+  and, where it draws images, gets their alt text (``--alt NAME=TEXT``);
+- an ``.ipynb``'s stored outputs are cleared: the build makes its own.
+
+Text, code, math and tags are otherwise left exactly as they were, so the
+page is tested as its authors wrote it. Keep third-party text out of the
+repository: port into a scratch clone (see docs/contributing.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+import fnmatch
+import json
+import posixpath
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import nbformat
+
+from ..output.apilinks import is_jax_name
+
+#: A label target line, ``(label)=``.
+_TARGET = re.compile(r"^\((?P<label>[^)\s]+)\)=\s*$", re.M)
+#: A role and its body: ``{ref}`text <label>```.
+_ROLE = re.compile(r"\{(?P<role>[a-z][a-z:-]*)\}`(?P<body>[^`]+)`")
+_EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
+_PYTHON_ROLES = {"func", "class", "mod", "meth", "attr", "obj", "data", "exc", "const", "type", "py:func", "py:class"}
+#: What the porting regexes must not look inside: a role (ported whole), inline code, inline math.
+_PROTECTED = re.compile(r"(\{[a-z][a-z:-]*\}`[^`]+`|``.+?``|`[^`]+`|\$[^$\n]+\$)")
+#: JAX's own short names for its modules, which its docs resolve by searching: {func}`lax.cond`.
+_JAX_ALIASES = {"lax.": "jax.lax.", "jnp.": "jax.numpy.", "jax_nn.": "jax.nn."}
+#: A linked image (a badge): ``[![alt](image)](link)``.
+_BADGE = re.compile(r"\[!\[(?P<alt>[^\]]*)\]\((?P<src>[^)\s]+)[^)]*\)\]\((?P<href>[^)\s]+)\)")
+_IMAGE = re.compile(r"!\[(?P<alt>[^\]]*)\]\((?P<src>[^)\s]+)(?P<title>\s+\"[^\"]*\")?\)")
+_LINK = re.compile(r"(?<!!)\[(?P<text>[^\]]*)\]\((?P<target>[^)\s]+)\)")
+_IMAGE_DIRECTIVE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>image|figure)\}\s+(?P<src>\S+)\s*$", re.M)
+_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)
+_CODE_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*(\{code-cell\}|\{code-block\}|\{code\}|[\w+-]*\s*$)")
+_HTML_IMG = re.compile(r"<img\b(?P<attributes>[^>]*)>", re.I)
+_HTML_ATTRIBUTE = re.compile(r"(?P<name>[a-z-]+)\s*=\s*(?P<quote>[\"'])(?P<value>.*?)(?P=quote)", re.I | re.S)
+_HTML_LINK = re.compile(r"<a\b[^>]*\bhref\s*=\s*([\"'])(?P<href>.*?)\1[^>]*>(?P<text>.*?)</a\s*>", re.I | re.S)
+_HTML_ANCHOR = re.compile(r"<a\b[^>]*\b(?:name|id)\s*=\s*([\"'])[^\"']*\1[^>]*>\s*</a\s*>", re.I)
+_HTML_EMPHASIS = {"b": "**", "strong": "**", "i": "*", "em": "*"}
+_HTML_TAG = re.compile(r"</?(?P<tag>[a-z][a-z0-9]*)\b[^>]*?/?>", re.I)
+_HTML_COMMENT_SPLIT = re.compile(r"(<!--.*?-->)", re.S)
+
+
+@dataclasses.dataclass(frozen=True)
+class Change:
+    where: str  # "line 12", or "cell 3, line 2" in a notebook
+    kind: str  # "reference", "image", "remote image", "raw HTML", "role"
+    what: str
+
+
+@dataclasses.dataclass
+class Site:
+    """What the ported pages can refer to here."""
+
+    labels: set[str]
+    docs: set[str]  # posix names without suffix, relative to the docs root: notebooks/autodiff_cookbook
+
+
+@dataclasses.dataclass
+class Page:
+    name: str  # notebooks/autodiff_cookbook
+    source: Path
+    dest: Path
+    changes: list[Change] = dataclasses.field(default_factory=list)
+    copied: list[Path] = dataclasses.field(default_factory=list)
+
+    def summary(self) -> str:
+        counts: dict[str, int] = {}
+        for change in self.changes:
+            counts[change.kind] = counts.get(change.kind, 0) + 1
+        told = ", ".join(f"{count} {kind}{'s' if count != 1 else ''}" for kind, count in counts.items())
+        return f"ported {self.dest} from {self.source.name}: " + (f"changed {told}" if told else "unchanged")
+
+
+def labels(text: str) -> set[str]:
+    return {match["label"] for match in _TARGET.finditer(text)}
+
+
+def built_from_notebook(source_docs: Path, name: str) -> bool:
+    """Whether the source site builds ``name`` from its .ipynb: both exist and its conf.py excludes the .md."""
+    if not (source_docs / f"{name}.ipynb").is_file():
+        return False
+    if not (source_docs / f"{name}.md").is_file():
+        return True
+    return any(fnmatch.fnmatch(f"{name}.md", pattern) for pattern in excluded_patterns(source_docs / "conf.py"))
+
+
+def excluded_patterns(conf: Path) -> list[str]:
+    """The ``exclude_patterns`` strings a Sphinx conf.py assigns, read without running it."""
+    if not conf.is_file():
+        return []
+    for node in ast.walk(ast.parse(conf.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "exclude_patterns" for t in node.targets):
+            if isinstance(node.value, ast.List):
+                return [item.value for item in node.value.elts if isinstance(item, ast.Constant)]
+    return []
+
+
+def plain(role: str, body: str) -> str:
+    """The words a reader sees for a reference that cannot resolve here."""
+    explicit = _EXPLICIT.match(body)
+    if explicit and explicit["text"]:
+        return explicit["text"]
+    target = body.strip()
+    if role == "doc":
+        return target.rsplit("/", 1)[-1].replace("_", " ").replace("-", " ")
+    if role == "ref":
+        return target.replace("-", " ").replace("_", " ")
+    return target.lstrip("~")
+
+
+class Porter:
+    """Ports one page's markdown (a .md file, or one markdown cell of a notebook)."""
+
+    def __init__(self, page: Page, site: Site, source_docs: Path):
+        self.page = page
+        self.site = site
+        self.source_docs = source_docs
+        self.folder = posixpath.dirname(page.name)
+
+    def note(self, where: str, kind: str, what: str) -> None:
+        self.page.changes.append(Change(where, kind, what))
+
+    # Where a target points, as a page of the site: "notebooks/x" for "../notebooks/x.ipynb" from "y".
+    def doc_name(self, target: str) -> str | None:
+        target = target.split("#", 1)[0]
+        if not target:
+            return None
+        path = target.lstrip("/") if target.startswith("/") else posixpath.join(self.folder, target)
+        path = posixpath.normpath(path)
+        for suffix in (".md", ".ipynb", ".rst", ".html"):
+            path = path.removesuffix(suffix)
+        return path
+
+    def relative(self, doc: str) -> str:
+        return posixpath.relpath(doc, self.folder or ".")
+
+    def role(self, match: re.Match, where: str) -> str:
+        role, body = match["role"], match["body"]
+        explicit = _EXPLICIT.match(body)
+        target = (explicit["target"] if explicit else body).strip()
+        if role == "ref":
+            if target in self.site.labels:
+                return match[0]
+        elif role == "doc":
+            doc = self.doc_name(target)
+            if doc in self.site.docs:
+                if target.startswith("/"):  # absolute on the other site; relative here, under DEST
+                    shown = explicit["text"] if explicit and explicit["text"] else None
+                    fixed = self.relative(doc)
+                    return f"{{doc}}`{shown} <{fixed}>`" if shown else f"{{doc}}`{fixed}`"
+                return match[0]
+        elif role in _PYTHON_ROLES:
+            name = target.lstrip("~.!")
+            if is_jax_name(name):
+                return match[0]
+            alias = next((prefix for prefix in _JAX_ALIASES if name.startswith(prefix)), None)
+            if alias:
+                full = _JAX_ALIASES[alias] + name[len(alias) :]
+                self.note(where, "role", f"{match[0]} now names {full}, which the JAX docs found by searching")
+                shown = explicit["text"] if explicit and explicit["text"] else name
+                return f"{{{role}}}`{shown} <{full}>`"
+            self.note(where, "role", f"{match[0]} became `{plain(role, body)}` (no API documentation here)")
+            return f"`{plain(role, body)}`"
+        elif role != "term":  # the site has no glossary: a term is its words
+            return match[0]  # {math}, {code}, {sup}: nothing to resolve
+        shown = plain(role, body)
+        self.note(where, "reference", f"{match[0]} became plain text {shown!r} (not on this site)")
+        return shown
+
+    def link(self, match: re.Match, where: str) -> str:
+        target = match["target"]
+        if _SCHEME.match(target) or target.startswith("#") or target.startswith("<"):
+            return match[0]
+        if target in self.site.labels:
+            return match[0]
+        doc = self.doc_name(target)
+        if doc in self.site.docs:
+            return f"[{match['text']}]({self.relative(doc)})"
+        # '[](page)' shows the page's title there; here, the page's name.
+        shown = match["text"] or plain("doc", target.split("#", 1)[0] or target)
+        self.note(where, "reference", f"{match[0]} became plain text {shown!r} (not on this site)")
+        return shown
+
+    def image(self, alt: str, src: str, where: str) -> str | None:
+        """The image's new address here (copied beside the page), or None if it is remote or missing."""
+        if _SCHEME.match(src) or src.startswith("//"):
+            self.note(where, "remote image", f"removed {src} (a page loads nothing from outside)")
+            return None
+        found = next(
+            (
+                path
+                for path in (self.source_docs / self.folder / src, self.source_docs / src.lstrip("/"))
+                if path.is_file()
+            ),
+            None,
+        )
+        if found is None:
+            self.note(where, "image", f"removed {src}: no such file in the source")
+            return None
+        copy = self.page.dest.parent / "images" / found.name
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(found, copy)
+        self.page.copied.append(copy)
+        self.note(where, "image", f"copied {src} to images/{found.name}")
+        return f"images/{found.name}"
+
+    def html(self, line: str, where: str) -> str:
+        """MyST for the raw HTML on one line: images, links and emphasis converted, other tags dropped."""
+
+        def image(match: re.Match) -> str:
+            attributes = {m["name"].lower(): m["value"] for m in _HTML_ATTRIBUTE.finditer(match["attributes"])}
+            return f"![{attributes.get('alt', '')}]({attributes.get('src', '')})"
+
+        def convert(text: str) -> str:
+            text = _HTML_IMG.sub(image, text)
+            text = _HTML_LINK.sub(lambda m: f"[{_HTML_TAG.sub('', m['text']).strip()}]({m['href']})", text)
+            text = _HTML_ANCHOR.sub("", text)
+            return _HTML_TAG.sub(lambda m: _HTML_EMPHASIS.get(m["tag"].lower(), ""), text)
+
+        # Comments stay as they are: a browser never shows them, and the build drops them.
+        parts = _HTML_COMMENT_SPLIT.split(line)
+        text = "".join(part if number % 2 else convert(part) for number, part in enumerate(parts))
+        if text != line:
+            self.note(where, "raw HTML", f"{line.strip()[:70]!r} became {text.strip()[:70]!r}")
+        return text
+
+    def port(self, text: str, where_of) -> str:
+        """``text`` with each line outside code fences ported; ``where_of(i)`` names its i-th line."""
+        from ..output import rawhtml
+
+        # A badge may wrap over two lines ('[![Open in\nColab](...)](...)'): those go first, over the whole text.
+        text = _BADGE.sub(lambda m: self._badge(m, where_of(text.count("\n", 0, m.start()))), text)
+        raw_lines = rawhtml.lines_with_html(text)
+        lines = text.splitlines(keepends=True)
+        out, fence = [], None
+        for index, line in enumerate(lines):
+            where = where_of(index)
+            if fence:
+                out.append(line)
+                if re.match(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}\s*$", line):
+                    fence = None
+                continue
+            code = _CODE_FENCE.match(line)
+            if code:
+                fence = code[1]
+                out.append(line)
+                continue
+            if index + 1 in raw_lines:
+                line = self.html(line, where)
+            out.append(self._outside_code(line, where))
+        return "".join(out)
+
+    def _outside_code(self, line: str, where: str) -> str:
+        """The line's roles, links and images ported; its inline code and math left exactly as written."""
+        pieces = []
+        for number, piece in enumerate(_PROTECTED.split(line)):
+            if number % 2:  # a role (ported whole), or code or math (kept)
+                pieces.append(_ROLE.sub(lambda m, w=where: self.role(m, w), piece) if _ROLE.fullmatch(piece) else piece)
+                continue
+            piece = _BADGE.sub(lambda m, w=where: self._badge(m, w), piece)
+            piece = _IMAGE.sub(lambda m, w=where: self._markdown_image(m, w), piece)
+            piece = _IMAGE_DIRECTIVE.sub(lambda m, w=where: self._directive_image(m, w), piece)
+            pieces.append(_LINK.sub(lambda m, w=where: self.link(m, w), piece))
+        return "".join(pieces)
+
+    def _badge(self, match: re.Match, where: str) -> str:
+        self.note(where, "remote image", f"removed the badge {match['alt'] or match['src']!r} linking {match['href']}")
+        return ""
+
+    def _markdown_image(self, match: re.Match, where: str) -> str:
+        new = self.image(match["alt"], match["src"], where)
+        if new is None:
+            return ""
+        alt = match["alt"] or Path(new).stem.replace("_", " ").replace("-", " ")
+        if not match["alt"]:
+            self.note(where, "image", f"gave {new} the alt text {alt!r}; describe it better by hand")
+        return f"![{alt}]({new}{match['title'] or ''})"
+
+    def _directive_image(self, match: re.Match, where: str) -> str:
+        new = self.image("", match["src"], where)
+        return f"{match['fence']}{{{match['name']}}} {new}" if new else match[0]
+
+
+def _front_matter(text: str, image_alt: str | None) -> str:
+    if not text.startswith("---\n"):
+        return text
+    head = text.split("\n---", 1)[0]
+    added = "" if "\norphan:" in head else "orphan: true\n"
+    if image_alt:
+        # myst-nb's per-page image options: the alt text of every image the page's cells display.
+        added += f"mystnb:\n  render_image_options:\n    alt: {json.dumps(image_alt)}\n"
+    return "---\n" + added + text[len("---\n") :]
+
+
+def port_text(text: str, known_labels: set[str], known_docs: set[str], image_alt: str | None = None) -> str:
+    """A MyST page's text ported (see the module's docstring); its changes are not kept. For tests and tools."""
+    page = Page("page", Path("page.md"), Path("/nonexistent/page.md"))
+    return _front_matter(Porter(page, Site(known_labels, known_docs), Path(".")).port(text, _line), image_alt)
+
+
+def _line(index: int) -> str:
+    return f"line {index + 1}"
+
+
+def port_page(page: Page, site: Site, source_docs: Path, image_alt: str | None) -> None:
+    porter = Porter(page, site, source_docs)
+    page.dest.parent.mkdir(parents=True, exist_ok=True)
+    if page.source.suffix == ".ipynb":
+        notebook = nbformat.read(page.source, as_version=4)
+        for number, cell in enumerate(notebook.cells, start=1):
+            if cell.cell_type == "markdown":
+                cell.source = porter.port(cell.source, lambda index, n=number: f"cell {n}, line {index + 1}")
+            elif cell.cell_type == "code":
+                cell.outputs, cell.execution_count = [], None
+        notebook.metadata["orphan"] = True
+        if image_alt:
+            notebook.metadata.setdefault("mystnb", {})["render_image_options"] = {"alt": image_alt}
+        nbformat.write(notebook, page.dest)
+    else:
+        text = porter.port(page.source.read_text(encoding="utf-8"), _line)
+        page.dest.write_text(_front_matter(text, image_alt), encoding="utf-8")
+
+
+def _texts(path: Path) -> list[str]:
+    if path.suffix == ".ipynb":
+        return [cell.source for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "markdown"]
+    return [path.read_text(encoding="utf-8")]
+
+
+def port(
+    source_docs: Path,
+    dest: Path,
+    names: list[str],
+    site_labels: set[str] = frozenset(),
+    image_alt: dict[str, str] | None = None,
+) -> list[Page]:
+    """Port ``names`` from ``source_docs`` into ``dest``; return each page with what changed."""
+    pages = []
+    for name in names:
+        name = name.removesuffix(".md").removesuffix(".ipynb")
+        suffix = ".ipynb" if built_from_notebook(source_docs, name) else ".md"
+        source = source_docs / f"{name}{suffix}"
+        if not source.is_file():
+            raise FileNotFoundError(f"{source_docs / name}: no .md or .ipynb page of that name")
+        pages.append(Page(name, source, dest / f"{name}{suffix}"))
+    known = set(site_labels).union(*(labels(text) for page in pages for text in _texts(page.source)))
+    site = Site(known, {page.name for page in pages})
+    for page in pages:
+        port_page(page, site, source_docs, (image_alt or {}).get(page.name))
+    return pages
+
+
+#: The JAX tutorials this site is tested against (docs/ of jax-ml/jax).
+JAX_TUTORIALS = (
+    "jit-compilation",
+    "control-flow",
+    "random-numbers",
+    "automatic-differentiation",
+    "key-concepts",
+    "pytrees",
+    "stateful-computations",
+    "parallel",
+)
+#: Alt text for the JAX tutorials that draw an image, describing what their code plots.
+JAX_TUTORIAL_IMAGES = {
+    "stateful-computations": (
+        "Scatter plot of 128 noisy samples of y = 2x - 1, with the fitted regression line drawn in red through them."
+    ),
+    "notebooks/thinking_in_jax": (
+        "Line plot of 2 sin(x) cos(x), which equals sin(2x), over 1,000 points of x from 0 to 10, "
+        "oscillating between -1 and 1."
+    ),
+    "notebooks/vmapped_log_probs": (
+        "Scatter plot of estimated against true regression coefficients, the posterior means with red two-sigma "
+        "error bars above and below them, and a black diagonal line where estimate equals truth."
+    ),
+    "notebooks/Custom_derivative_rules_for_Python_code": (
+        "Line charts over 1,000 points of t from 0 to 10: sin(t) with the derivative grad computes, then sin(t) "
+        "again with the gradient that clip_gradient limits to between -0.75 and 0.75."
+    ),
+}
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m jaxcourse.tools.port", description=__doc__.splitlines()[0])
+    parser.add_argument("source", type=Path, help="the other site's docs folder, e.g. a jax-ml/jax checkout's docs/")
+    parser.add_argument("dest", type=Path, help="where the pages go, e.g. docs/ported")
+    parser.add_argument(
+        "names", nargs="*", help=f"page names, in subfolders too (default: {', '.join(JAX_TUTORIALS)})"
+    )
+    parser.add_argument(
+        "--alt",
+        action="append",
+        default=[],
+        metavar="NAME=TEXT",
+        help="alt text for the images page NAME displays (the JAX tutorials' are built in)",
+    )
+    arguments = parser.parse_args(argv)
+    image_alt = dict(JAX_TUTORIAL_IMAGES)
+    for item in arguments.alt:
+        name, _, text = item.partition("=")
+        image_alt[name] = text
+    try:
+        pages = port(arguments.source, arguments.dest, arguments.names or list(JAX_TUTORIALS), image_alt=image_alt)
+    except FileNotFoundError as error:
+        print(error, file=sys.stderr)
+        return 2
+    for page in pages:
+        print(page.summary())
+        for change in page.changes:
+            print(f"  {change.where}: {change.what}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,75 @@
+"""Build the site beside the published one and publish it only when the build passes.
+
+``python -m jaxcourse.tools.sitebuild OUTDIR [--lesson ID] [--compare-to DIR] [--from DIR...] [--progress]
+[sphinx options...]`` builds into ``OUTDIR.new`` with warnings as errors (doctrees and kernel logs in
+``OUTDIR.new.doctrees``, never in the site), then swaps it in for ``OUTDIR``.
+A failed build leaves ``OUTDIR`` as it was, prints every problem once more at
+the end, and exits non-zero (``jaxcourse.tools.publishing``).
+
+With ``--from``, the site is assembled from the recordings that shards of
+``nox -s execute`` left in those folders, executing nothing (``jaxcourse.tools.shards``).
+With ``--progress`` it prints a line per executed page as it finishes.
+
+A whole-site build compares its recordings with the site it replaces (or with
+``--compare-to DIR``) and prints the change report's summary; the report is in
+``changes.json`` beside the site, and ``changes.md`` for a CI job summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..source import catalogue
+from . import shards
+from .publishing import build_and_publish, sibling
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m jaxcourse.tools.sitebuild", description=__doc__.splitlines()[0])
+    parser.add_argument("outdir", type=Path, help="the published site folder, e.g. _build/html")
+    parser.add_argument(
+        "--lesson",
+        help="execute this page only (a lesson id, or a notebook page's file such as docs/page.md); "
+        "the other executed pages become title-only pages",
+    )
+    parser.add_argument(
+        "--compare-to",
+        type=Path,
+        help="an earlier site (or its recordings.json) to compare with; default: the site being replaced",
+    )
+    parser.add_argument(
+        "--from",
+        dest="shards",
+        nargs="+",
+        type=Path,
+        metavar="DIR",
+        help="assemble the site from these shards' recordings (nox -s execute --into DIR), executing nothing",
+    )
+    parser.add_argument("--progress", action="store_true", help="print a line per executed page as it finishes")
+    arguments, options = parser.parse_known_args(argv)
+    srcdir = Path.cwd()
+    site = arguments.outdir.resolve()
+    if arguments.progress:
+        options += ["-D", "course_progress=1"]
+    if arguments.shards:
+        try:
+            options += shards.assembly_options(srcdir, arguments.shards, sibling(site, ".shards-cache"))
+        except shards.ShardError as error:
+            print(error, file=sys.stderr)
+            return 2
+    if arguments.lesson:
+        try:
+            docname = catalogue.page_docname(srcdir, arguments.lesson)
+        except ValueError as error:
+            print(error, file=sys.stderr)
+            return 2
+        options += ["-D", f"course_only_pages={docname}"]
+    else:
+        options += ["-D", f"course_compare_to={(arguments.compare_to or site).resolve()}"]
+    return build_and_publish(srcdir, site, options)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
