@@ -187,15 +187,16 @@ def test_no_ported_page_makes_a_request_outside_the_site(site):
     """In Chromium, over HTTP: every request a ported page makes goes to the site itself, and none fails."""
     import functools
     import http.server
-    import os
     import threading
 
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError as error:
-        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
-            raise
-        pytest.skip(f"Playwright is not installed: {error}")
+    # The browser tests' own rules: skipped without Chromium or Playwright, failed instead when CI is set.
+    from test_browser import CHROMIUM_ARGS, PLAYWRIGHT_IMPORT_ERROR, find_chromium, sync_playwright, unavailable
+
+    if sync_playwright is None:
+        unavailable(f"Playwright is not installed: {PLAYWRIGHT_IMPORT_ERROR}")
+    executable = find_chromium()
+    if executable is None:
+        unavailable("Chromium not found at /usr/bin/chromium or as `chromium` on PATH")
 
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args):
@@ -207,7 +208,7 @@ def test_no_ported_page_makes_a_request_outside_the_site(site):
     requests, failures, errors = [], [], []
     try:
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+            browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
             page = browser.new_page()
             page.on("request", lambda request: requests.append(request.url))
             page.on("requestfailed", lambda request: failures.append(request.url))
