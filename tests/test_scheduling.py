@@ -12,7 +12,8 @@ import json
 import re
 
 from conftest import build, make_site
-from jaxcourse.execution.scheduling import plan, sphinx_read_chunks
+from jaxcourse.execution.scheduling import plan
+from jaxcourse.privateapi import sphinx_read_chunks
 from tiny import code_cell, lesson
 
 # In name order the two quick lessons share a chunk with the prose pages: 2 s against 17 s.

@@ -24,7 +24,9 @@ imports only from its own stage and the stages listed before it (``tests/unit/te
   (``sitebuild`` on ``publishing``), its ``shards``, ``compat``, and the workflows' reports
   (``prcomment``, ``linkreport``).
 
-``extension`` is Sphinx's ``setup``: it wires the stages to Sphinx's events.
+``extension`` is Sphinx's ``setup``: it wires the stages to Sphinx's events. ``privateapi`` holds
+every private detail of Sphinx, myst-nb, furo and ipykernel that any stage relies on, each with
+its test (``tests/unit/test_privateapi.py``).
 """
 
 from __future__ import annotations

@@ -24,10 +24,10 @@ from pathlib import Path
 
 from docutils import nodes
 from myst_nb.sphinx_ import Parser
-from myst_parser.parsers.sphinx_ import MystParser
 from nbclient.exceptions import DeadKernelError
 
 from ..output.render import RUN_ATTRIBUTE
+from ..privateapi import forget_the_stopped_parse, parse_plain_myst
 from ..runtime import kernel, provisioner
 from ..runtime.ipython import cell_digest
 from ..source import located, pages
@@ -45,17 +45,16 @@ class CourseParser(Parser):
         try:
             super().parse(inputstring, document)
         except DeadKernelError:
-            # myst-nb leaves its renderer on the document when parsing stops early; it cannot be pickled.
-            document.attributes.pop("nb_renderer", None)
+            forget_the_stopped_parse(document)
             document.attributes.pop(RUN_ATTRIBUTE, None)
             env = document.settings.env
             page = pages.page_being_read(env.docname)
-            line, message = dead_kernel_message(page, Path(env.app.doctreedir) / "kernel-stderr")
+            line, message = dead_kernel_message(page, Path(env.doctreedir) / "kernel-stderr")
             located.report(env.docname, line, message, subtype="kernel")
             # A page of plain MyST in its place, parsed by myst-parser so the document is complete.
             document.children = []
             title = page.title if page else env.docname
-            MystParser.parse(self, f"# {title}\n\nThis page did not build: its kernel died while it ran.\n", document)
+            parse_plain_myst(self, f"# {title}\n\nThis page did not build: its kernel died while it ran.\n", document)
 
 
 def dead_kernel_message(page: pages.Page | None, stderr_dir: Path) -> tuple[int, str]:

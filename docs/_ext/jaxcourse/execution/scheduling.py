@@ -8,7 +8,7 @@ reorder the documents; this module orders them so that each process gets a
 similar share of the expected execution time.
 
 How Sphinx splits the ordered list among processes is not documented; that
-knowledge is confined to :func:`sphinx_read_chunks`, and
+knowledge is confined to :func:`jaxcourse.privateapi.sphinx_read_chunks`, and
 ``tests/test_scheduling.py`` checks it against a real parallel build.
 """
 
@@ -18,17 +18,8 @@ import json
 from pathlib import Path
 
 from sphinx.application import Sphinx
-from sphinx.util.parallel import make_chunks
 
-
-def sphinx_read_chunks(docnames: list[str], nproc: int) -> list[list[str]]:
-    """The groups of documents Sphinx reads in one process each, for this order of ``docnames``.
-
-    Private behaviour, checked against Sphinx 9.0.4 (``Builder._read_parallel``): the
-    list is cut into contiguous chunks by ``sphinx.util.parallel.make_chunks`` and each
-    chunk is read by a fresh process, ``nproc`` of them at a time.
-    """
-    return make_chunks(list(docnames), nproc)
+from ..privateapi import sphinx_read_chunks
 
 
 def runtime_hints(app: Sphinx) -> dict[str, float]:

@@ -22,23 +22,14 @@ import re
 
 from sphinx.application import Sphinx
 
+from ..privateapi import furo_sidebar_key
+
 _CAPTION = re.compile(r'(<p class="caption" role="heading")(?![^>]*aria-level)')
 _PRE = re.compile(r"<pre(?![^>]*tabindex)")
 _WRAPPER = re.compile(r'<div class="(?P<kind>math|table)-wrapper(?P<rest>[^"]*)"(?![^>]*tabindex)')
 _TABLE_CAPTION = re.compile(r'\s*<table[^>]*>\s*<caption[^>]*>(?P<caption>.*?)</caption>', re.S)
 _TAG = re.compile(r"<[^>]+>")
 DOCUMENTED_KEYS = ("body", "toc")
-
-
-def furo_sidebar_key(context: dict) -> str | None:
-    """The context key holding furo's rendered sidebar navigation, if this theme has it.
-
-    Private to furo, checked against furo 2025.12.19: its html-page-context handler
-    (priority 500) renders the navigation tree into ``furo_navigation_tree``.
-    tests/test_site.py checks the sidebar's captions, so a change here fails loudly.
-    """
-    key = "furo_navigation_tree"
-    return key if isinstance(context.get(key), str) else None
 
 
 def on_html_page_context(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:

@@ -34,6 +34,7 @@ from docutils import nodes
 from myst_nb.core.render import MimeData, NbElementRenderer, strip_ansi
 from nbformat import NotebookNode
 
+from ..privateapi import executed_notebook
 from ..runtime import RECORD_MIME
 from . import safesvg, sanitize
 
@@ -148,7 +149,7 @@ class CourseRenderer(NbElementRenderer):
         from ..source.frontmatter import DEFAULT_OUTPUT_LIMIT
         from ..source.reader import METADATA_KEY
 
-        metadata = self.renderer.nb_client.notebook.metadata.get(METADATA_KEY, {})
+        metadata = executed_notebook(self.renderer).metadata.get(METADATA_KEY, {})
         return int(metadata.get("output_limit", DEFAULT_OUTPUT_LIMIT))
 
     def _over_limit(self, cell_index: int | None, output: NotebookNode) -> list[nodes.Element] | None:
@@ -192,7 +193,7 @@ class CourseRenderer(NbElementRenderer):
             return True  # an inline value ({glue}, {eval}), not an output of a cell
         key = (data.cell_index, data.output_index)
         if key not in self.run.displays:
-            output = self.renderer.nb_client.notebook.cells[data.cell_index].outputs[data.output_index]
+            output = executed_notebook(self.renderer).cells[data.cell_index].outputs[data.output_index]
             shown = self._over_limit(data.cell_index, output) is None
             self.run.displays[key] = shown
             if shown and (text := shown_text(output)):
@@ -247,7 +248,7 @@ class CourseRenderer(NbElementRenderer):
 
     def render_nb_finalise(self, metadata: dict) -> None:
         # The executed notebook (from the execution cache too), before Sphinx pickles anything.
-        self.run.notebook = copy.deepcopy(self.renderer.nb_client.notebook)
+        self.run.notebook = copy.deepcopy(executed_notebook(self.renderer))
         # Widget views are refused, so their saved state would only add a script element to the page.
         super().render_nb_finalise({key: value for key, value in metadata.items() if key != "widgets"})
 

@@ -18,6 +18,7 @@ from docutils import nodes
 from packaging.version import Version
 from sphinx import addnodes
 from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
 from sphinx.util.docutils import SphinxDirective
 
 from ..source import catalogue
@@ -28,8 +29,9 @@ from .report import table_row
 PAGE = "docs/compatibility"
 
 
-def verdicts_file(app: Sphinx) -> Path:
-    return Path(app.srcdir, app.config.course_compatibility)
+def verdicts_file(app_or_env: Sphinx | BuildEnvironment) -> Path:
+    """The verdicts file named by ``course_compatibility``; from a Sphinx application or its environment."""
+    return Path(app_or_env.srcdir, app_or_env.config.course_compatibility)
 
 
 def read_verdicts(path: Path) -> dict[str, dict[str, dict]]:
@@ -87,7 +89,7 @@ class CompatibilityMatrix(SphinxDirective):
     """The table of pages × JAX versions: pass, or the failing file and line and its message."""
 
     def run(self) -> list[nodes.Node]:
-        path = verdicts_file(self.env.app)
+        path = verdicts_file(self.env)
         self.env.note_dependency(str(path))
         verdicts = read_verdicts(path)
         if not verdicts:

@@ -14,11 +14,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from docutils import nodes
-from myst_nb.sphinx_ import NbMetadataCollector
 from sphinx.application import Sphinx
 
 from ..execution import failures, progress, record
 from ..output.render import RUN_ATTRIBUTE
+from ..privateapi import execution_data
 from ..source import located, pages
 from . import compatpage, downloads, figures, header, pagerecord, stamps, transcript
 
@@ -46,7 +46,7 @@ def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
         progress.page_finished(app, page.page_id, "failed", None)
         return
     kernel = record.collect(run)
-    exec_data = NbMetadataCollector.get_exec_data(env, env.docname) or {}
+    exec_data = execution_data(env, env.docname)
     failed = failures.report_run(app, page, run, kernel, exec_data)
     succeeded = not failed and bool(exec_data.get("succeeded")) and kernel.verdict is not None
     if not failed and not succeeded and kernel.verdict_index is not None:

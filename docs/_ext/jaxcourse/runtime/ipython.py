@@ -19,6 +19,7 @@ import os
 import sys
 import traceback
 
+from ..privateapi import delay_timed_flushes
 from . import publish
 from .kernel import STDERR_DIR_VARIABLE, crash_file
 
@@ -56,8 +57,7 @@ def send_output_when_the_cell_ends() -> None:
     flushes both streams after every cell, and an explicit ``flush()`` still works.
     """
     for stream in (sys.stdout, sys.stderr):
-        if hasattr(stream, "flush_interval"):  # ipykernel's OutStream; absent in a plain IPython
-            stream.flush_interval = _NEVER_DURING_A_CELL
+        delay_timed_flushes(stream, _NEVER_DURING_A_CELL)
 
 
 def cell_digest(source: str) -> str:
