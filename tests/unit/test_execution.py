@@ -89,9 +89,6 @@ def test_a_run_that_failed_in_the_setup_cell_is_the_runtime_failing_at_the_setti
     assert line == 1
 
 
-@pytest.mark.xfail(
-    strict=True, reason="engine bug: failures looks only at 'execution.cpu_devices', not 'lesson.cpu_devices'"
-)
 def test_a_lessons_runtime_that_failed_to_start_is_reported_at_its_lesson_cpu_devices(tmp_path):
     kernel = record.KernelRecord(setup_index=0, errors=[error(0, "RuntimeError", "4 devices asked, 1 found", 3)])
     _, ((line, _, _),) = report_run(app_at(tmp_path), make_page(LESSON), ExecutedRun(), kernel, {"succeeded": False})
@@ -292,9 +289,6 @@ def test_the_pages_a_build_executes_are_its_lessons_and_notebook_pages(site):
     assert progress.executed_documents(only, site.env, docnames) == ["docs/notebook"]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="engine bug: progress counts .md notebook pages only, but .ipynb pages execute too"
-)
 def test_an_ipynb_page_the_build_executes_is_counted(site, tmp_path):
     (tmp_path / "docs" / "tutorial.ipynb").write_text('{"cells": [], "metadata": {}}', encoding="utf-8")
     site.env.doc2path = lambda docname: tmp_path / f"{docname}.ipynb"

@@ -432,7 +432,6 @@ def test_an_image_attachment_is_svg_text_or_base64():
     assert notebookmarkdown.attachment(b"\x89PNG", "a.png") == {"image/png": "iVBORw=="}
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: roles() rewrites plain code fences too, dropping '%' lines")
 def test_code_in_a_plain_fence_of_a_markdown_cell_is_kept_as_written():
     markdown = "Time it:\n\n```python\n%timeit f(x)\nprint('{func}`f`')\n```\n"
     converted = notebookmarkdown.convert(markdown, figure_file=lambda argument: None)

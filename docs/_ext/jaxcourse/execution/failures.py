@@ -166,7 +166,9 @@ def _report_failed_cell(app: Sphinx, page: pages.Page, kernel: record.KernelReco
     index = error.cell_index if error is not None else kernel.last_started
     if index is not None and index == kernel.setup_index:
         summary = f"the course runtime failed to start in the kernel: {summary}"
-        line = page.front.line_of("execution.cpu_devices") if page.settings.cpu_devices else 1
+        # The setting the runtime failed on: 'execution.cpu_devices' on a page, 'lesson.cpu_devices' in a lesson.
+        declared = [key for key in ("execution.cpu_devices", "lesson.cpu_devices") if key in page.front.key_lines]
+        line = page.front.line_of(declared[0]) if page.settings.cpu_devices and declared else 1
     else:
         cell = kernel.cell(index)
         line = cell.line_of(error.line_in_cell if error is not None else None) if cell else 1

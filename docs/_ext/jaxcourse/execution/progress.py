@@ -20,25 +20,19 @@ from pathlib import Path
 
 from sphinx.application import Sphinx
 
+from ..source.pagesource import executes, is_lesson
+
 _counter: dict[str, object] = {}
 
 
 def executed_documents(app: Sphinx, env, docnames: list[str]) -> list[str]:
     """The documents of ``docnames`` that this build executes (or takes from its shards)."""
-    from myst_nb.core.read import is_myst_markdown_notebook
-
-    from ..source.pagesource import is_lesson
-
     only = set(app.config.course_only_pages)
     executed = []
     for docname in docnames:
         if only and docname not in only:
             continue
-        if is_lesson(app, docname):
-            executed.append(docname)
-            continue
-        path = Path(env.doc2path(docname))
-        if path.suffix == ".md" and is_myst_markdown_notebook(path.read_text(encoding="utf-8")):
+        if is_lesson(app, docname) or executes(Path(env.doc2path(docname))):
             executed.append(docname)
     return executed
 

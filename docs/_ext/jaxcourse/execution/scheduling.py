@@ -20,6 +20,7 @@ from pathlib import Path
 from sphinx.application import Sphinx
 
 from ..privateapi import sphinx_read_chunks
+from ..source.pagesource import executes, is_lesson
 
 
 def runtime_hints(app: Sphinx) -> dict[str, float]:
@@ -35,17 +36,13 @@ def runtime_hints(app: Sphinx) -> dict[str, float]:
 def expected_seconds(app: Sphinx, env, docname: str, hints: dict[str, float]) -> float:
     """An executed page's last run time in this environment, else an earlier build's, else its size as
     a stand-in; a page that executes nothing costs nothing."""
-    from myst_nb.core.read import is_myst_markdown_notebook
-
-    from ..source.pagesource import is_lesson
-
     record = env.get_domain("course").pages.get(docname)
     if record is not None and record.runtime:
         return float(record.runtime)
     if docname in hints:
         return hints[docname]
     path = Path(env.doc2path(docname))
-    if not is_lesson(app, docname) and not is_myst_markdown_notebook(path.read_text(encoding="utf-8")):
+    if not is_lesson(app, docname) and not executes(path):
         return 0.0
     return path.stat().st_size / 10_000
 

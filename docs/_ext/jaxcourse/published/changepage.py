@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from docutils import nodes
 from sphinx.application import Sphinx
@@ -70,7 +70,8 @@ def _render(app: Sphinx, docname: str, report: changes.ChangeReport | None) -> l
         strong = nodes.strong()
         if page.status != "removed":
             link = nodes.reference("", page.page, internal=True)
-            link["refuri"] = app.builder.get_relative_uri(docname, page.source.removesuffix(".md"))
+            target = PurePosixPath(page.source).with_suffix("").as_posix()  # the docname: no .md or .ipynb
+            link["refuri"] = app.builder.get_relative_uri(docname, target)
             strong += link
         else:
             strong += nodes.Text(page.page)

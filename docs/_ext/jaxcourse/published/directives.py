@@ -58,7 +58,7 @@ def duration(minutes: int) -> str:
     """``45 minutes``, ``1 h``, ``4 h 5 min``: a study time as a reader reads it."""
     hours, rest = divmod(int(minutes), 60)
     if not hours:
-        return f"{rest} minutes"
+        return _count(rest, "minute")
     return f"{hours} h {rest} min" if rest else f"{hours} h"
 
 

@@ -75,11 +75,12 @@ def _convert_blocks(markdown: str, result: Converted, figure_file, transcript: s
             continue
         start, stop = token.map
         directive = _DIRECTIVE.match(token.info.strip())
-        if not directive:
-            continue
         out.append(roles("\n".join(lines[position:start])))
-        out.append(_directive(directive["name"], directive["argument"], token.content, result, figure_file, transcript))
         position = stop
+        if not directive:  # a plain code block: its lines are code, kept as written ('%timeit' too)
+            out.append("\n".join(lines[start:stop]))
+            continue
+        out.append(_directive(directive["name"], directive["argument"], token.content, result, figure_file, transcript))
     out.append(roles("\n".join(lines[position:])))
     return "\n".join(part for part in out if part is not None)
 

@@ -30,6 +30,13 @@ def is_lesson(app: Sphinx, docname: str) -> bool:
     return docname.startswith(prefix) and not Path(docname).name.startswith("_")
 
 
+def executes(path: Path) -> bool:
+    """Whether the build executes the page in ``path``: every ``.ipynb`` page, and every MyST notebook."""
+    if path.suffix == ".ipynb":
+        return True
+    return path.suffix == ".md" and is_myst_markdown_notebook(path.read_text(encoding="utf-8"))
+
+
 def current_fingerprint(app: Sphinx) -> str:
     return fingerprint.environment_fingerprint([Path(app.srcdir, name) for name in app.config.course_environment_files])
 

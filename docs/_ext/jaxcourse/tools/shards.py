@@ -34,6 +34,7 @@ import sys
 from pathlib import Path
 
 from ..source import catalogue, frontmatter
+from ..source.pagesource import executes
 from .publishing import build_and_publish
 
 SHARD_FILE = "shard.json"
@@ -44,15 +45,13 @@ class ShardError(Exception):
 
 
 def executed_pages(root: Path) -> list[str]:
-    """Every executed page of the source tree by docname: the lessons, and MyST notebooks under docs/."""
-    from myst_nb.core.read import is_myst_markdown_notebook
-
+    """Every executed page of the source tree by docname: the lessons, and the notebooks under docs/."""
     found = [path.relative_to(root).with_suffix("").as_posix() for path in catalogue.lesson_files(root)]
-    for path in sorted(Path(root, "docs").rglob("*.md")):
+    for path in sorted([*Path(root, "docs").rglob("*.md"), *Path(root, "docs").rglob("*.ipynb")]):
         relative = path.relative_to(root)
-        if any(part.startswith("_") for part in relative.parts):
+        if any(part.startswith(("_", ".")) for part in relative.parts):
             continue
-        if is_myst_markdown_notebook(path.read_text(encoding="utf-8")):
+        if executes(path):
             found.append(relative.with_suffix("").as_posix())
     return sorted(found)
 
