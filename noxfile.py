@@ -37,7 +37,9 @@ ENVIRONMENT_FILES = (
     "docs/_ext/pyproject.toml",
     "docs/_ext/jaxcourse/runtime/kernels/jaxcourse/kernel.json",
 )
-RUFF = ["-m", "ruff", "check", "--config", "docs/_ext/pyproject.toml", "conf.py", "noxfile.py", "docs/_ext", "tests"]
+PYTHON_FILES = ["--config", "docs/_ext/pyproject.toml", "conf.py", "noxfile.py", "docs/_ext", "tests"]
+RUFF = ["-m", "ruff", "check", *PYTHON_FILES]
+RUFF_FORMAT = ["-m", "ruff", "format", "--check", *PYTHON_FILES]  # fails on a file ruff would reformat
 
 
 def interpreter() -> str:
@@ -273,9 +275,10 @@ def linkcheck(session: nox.Session) -> None:
 
 @nox.session(python=False)
 def lint(session: nox.Session) -> None:
-    """Check every lesson's anatomy and code cells, and run ruff on the project's Python."""
+    """Check every lesson's anatomy and code cells; lint the project's Python and check its format."""
     run(session, "python", "-m", "jaxcourse.tools.checker", *session.posargs)
     run(session, "python", *RUFF)
+    run(session, "python", *RUFF_FORMAT)
 
 
 @nox.session(python=False)
@@ -283,6 +286,7 @@ def tests(session: nox.Session) -> None:
     """Run the lesson checker, ruff and the test suite (sites build in temporary folders)."""
     run(session, "python", "-m", "jaxcourse.tools.checker")
     run(session, "python", *RUFF)
+    run(session, "python", *RUFF_FORMAT)
     # Two workers, each taking whole test files (their tests share a site and run in order);
     # the course site is built once for both (tests/conftest.py).
     run(

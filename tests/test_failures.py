@@ -301,7 +301,7 @@ CRASHES_AND_OUTPUTS = {
             "svg-with-entities",
             code_cell(
                 "from IPython.display import display\n\n"
-                "evil = '<!DOCTYPE svg [<!ENTITY a \"b\">]><svg xmlns=\"http://www.w3.org/2000/svg\">&a;</svg>'\n"
+                'evil = \'<!DOCTYPE svg [<!ENTITY a "b">]><svg xmlns="http://www.w3.org/2000/svg">&a;</svg>\'\n'
                 "display({'image/svg+xml': evil, 'text/plain': 'an SVG'}, raw=True)",
                 alt="An SVG.",
             ),
@@ -416,7 +416,7 @@ DOCS_PAGES = {
     ),
     # Raw HTML in a prose page, and an SVG file it shows that would run script when opened.
     "prose-page-with-raw-html": (
-        "---\norphan: true\n---\n\n# Prose\n\nA paragraph.\n\n<div onclick=\"steal()\">\nA block.\n</div>\n\n"
+        '---\norphan: true\n---\n\n# Prose\n\nA paragraph.\n\n<div onclick="steal()">\nA block.\n</div>\n\n'
         "![A square that runs script](square.svg)\n",
         [
             ('<div onclick="steal()">', r"^raw HTML '<div onclick=.*' in the page's text is not published"),

@@ -195,7 +195,7 @@ def test_a_malformed_shard_is_refused(text):
         shards.parse_shard(text)
 
 
-PROBE = '''
+PROBE = """
 from pathlib import Path
 
 
@@ -207,7 +207,7 @@ def setup(app):
     # Sphinx emits this in the main process, after builder-inited and before it forks the readers.
     app.connect("env-before-read-docs", before_reading, priority=1)
     return {"parallel_read_safe": True}
-'''
+"""
 
 
 def test_the_execution_cache_exists_before_the_readers_fork(tmp_path):

@@ -260,7 +260,7 @@ def test_a_poisoned_artifact_naming_another_pull_request_changes_nothing(tmp_pat
     world = comment_world(comments={"9": [mine]})
     result = run_comment_job(tmp_path, world, number="9", body=prcomment.MARKER + "\nSpam for #9.")
     assert writes_made(result) == []
-    assert "names pull request \"9\"" in result["failed"] and "#7" in result["failed"]
+    assert 'names pull request "9"' in result["failed"] and "#7" in result["failed"]
     assert not any(call[0] == "issues.listComments" for call in result["calls"])
 
 

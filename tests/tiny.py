@@ -1,6 +1,9 @@
-"""Minimal lessons for tiny test sites: complete front matter plus the given body."""
+"""Minimal lessons for tiny test sites (complete front matter plus the given body), and the
+objects the unit tests build from them: a page being read, a run's stamp."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 FRONT_MATTER = """\
 ---
@@ -48,3 +51,34 @@ def notebook_page(title: str, body: str) -> str:
     """A docs/ page that is a notebook but not a lesson: a kernelspec and no 'lesson:' mapping."""
     front = FRONT_MATTER.split("lesson:")[0] + "orphan: true\n---\n"
     return front + f"\n# {title}\n\n" + body
+
+
+# A run's stamp as the kernel publishes it: JAX 0.10.2 on 8 simulated CPU devices.
+STAMP = {
+    "started": "2026-12-01T19:22:07.123456+00:00",
+    "jax": "0.10.2",
+    "jaxlib": "0.10.2",
+    "python": "3.11.7",
+    "backend": "cpu",
+    "device_count": 8,
+    "simulated_devices": True,
+}
+
+
+def page_being_read(text: str, docname: str, *, lesson_page: bool | None = None):
+    """The engine's record of a page being read, from its text; a lesson when its front matter says so."""
+    from jaxcourse.source import frontmatter, lessonsource, pages
+
+    front = frontmatter.parse(text)
+    is_lesson = "lesson" in front.data if lesson_page is None else lesson_page
+    return pages.Page(
+        docname=docname,
+        path=Path(f"{docname}.md"),
+        page_id=pages.page_id(docname, front, is_lesson),
+        lesson=is_lesson,
+        front=front,
+        settings=frontmatter.execution_settings(front),
+        fingerprint="f",
+        figures_dir=Path("figures"),
+        source=lessonsource.parse(text),
+    )

@@ -102,7 +102,7 @@ MUTATIONS = {
     # Prose is input too: raw HTML and {raw} reach no page (docs/contributing.md, "Prose is input too").
     "raw HTML block": (
         "## The idea\n",
-        "## The idea\n\n<div onclick=\"steal()\">A block of HTML.</div>\n",
+        '## The idea\n\n<div onclick="steal()">A block of HTML.</div>\n',
         '<div onclick="steal()">',
         r"raw HTML '<div onclick=.*' in the page's text is not published .*'\{container\}' directive",
     ),

@@ -13,27 +13,15 @@ from unittest import mock
 import pytest
 from jaxcourse.execution import failures, progress, record
 from jaxcourse.output.render import ExecutedRun
-from jaxcourse.source import frontmatter, lessonsource, located, pages
+from jaxcourse.source import frontmatter, located, pages
 from jaxcourse.source.exercisechecks import Check
-from tiny import code_cell, lesson, line_of
+from tiny import code_cell, lesson, line_of, page_being_read
 
 # --- one executed page --------------------------------------------------------------------------------------------
 
 
 def make_page(text: str, docname: str = "lessons/run") -> pages.Page:
-    front = frontmatter.parse(text)
-    is_lesson = "lesson" in front.data
-    return pages.Page(
-        docname=docname,
-        path=Path(f"{docname}.md"),
-        page_id=pages.page_id(docname, front, is_lesson),
-        lesson=is_lesson,
-        front=front,
-        settings=frontmatter.execution_settings(front),
-        fingerprint="f",
-        figures_dir=Path("figures"),
-        source=lessonsource.parse(text),
-    )
+    return page_being_read(text, docname)
 
 
 def cell(index: int, source: str, line: int, **metadata) -> record.CodeCell:

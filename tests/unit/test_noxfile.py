@@ -61,6 +61,13 @@ def test_every_session_has_a_one_line_docstring():
         assert docstring and "\n" not in docstring, name
 
 
+@pytest.mark.parametrize("name", ["lint", "tests"])
+def test_lint_and_tests_fail_on_code_that_ruff_would_reformat(name):
+    function = next(node for node in TREE.body if isinstance(node, ast.FunctionDef) and node.name == name)
+    assert "RUFF_FORMAT" in ast.unparse(function)
+    assert 'RUFF_FORMAT = ["-m", "ruff", "format", "--check", *PYTHON_FILES]' in SOURCE
+
+
 # --- The shared environment holds exactly the pins ----------------------------------------------------------------
 
 

@@ -33,8 +33,10 @@ def errors_reported():
     return mock.patch.object(located.logger, "error")
 
 
-def located_calls(error) -> list[tuple]:
-    return [(*call.kwargs["location"], call.kwargs["subtype"], call.args[0]) for call in error.call_args_list]
+def located_calls(error) -> tuple[list[tuple], list[str]]:
+    """The places (docname, line, subtype) the captured errors were reported at, and their messages."""
+    calls = error.call_args_list
+    return [(*call.kwargs["location"], call.kwargs["subtype"]) for call in calls], [call.args[0] for call in calls]
 
 
 # --- accessibility ------------------------------------------------------------------------------------------------
@@ -179,12 +181,9 @@ def test_an_image_from_another_site_fails_at_its_line_and_leaves_the_page():
     app = types.SimpleNamespace(env=types.SimpleNamespace(docname="docs/page"), srcdir="/nowhere")
     with errors_reported() as error:
         publishcheck.check_shown_images(app, document)
-    reported = located_calls(error)
-    assert [(docname, line, subtype) for docname, line, subtype, _ in reported] == [
-        ("docs/page", 5, "image"),
-        ("docs/page", 6, "image"),
-    ]
-    assert reported[0][3].startswith("the image https://evil.example/p.png would load from another site")
+    places, messages = located_calls(error)
+    assert places == [("docs/page", 5, "image"), ("docs/page", 6, "image")]
+    assert messages[0].startswith("the image https://evil.example/p.png would load from another site")
     assert [image["uri"] for image in document.findall(nodes.image)] == ["data:image/png;base64,AA"]
 
 
@@ -197,9 +196,9 @@ def test_an_svg_a_page_shows_that_could_run_script_fails_at_its_line_and_leaves_
     app = types.SimpleNamespace(env=types.SimpleNamespace(docname="lessons/x"), srcdir=str(tmp_path))
     with errors_reported() as error:
         publishcheck.check_shown_images(app, document)
-    reported = located_calls(error)
-    assert [(line, subtype) for _, line, subtype, _ in reported] == [(5, "svg"), (7, "svg")]
-    assert reported[0][3].startswith("figures/bad.svg holds ") and "(and 1 more)" in reported[0][3]
+    places, messages = located_calls(error)
+    assert [(line, subtype) for _, line, subtype in places] == [(5, "svg"), (7, "svg")]
+    assert messages[0].startswith("figures/bad.svg holds ") and "(and 1 more)" in messages[0]
     # A file that is not there is Sphinx's own error to report.
     assert [image["uri"] for image in document.findall(nodes.image)] == ["figures/good.svg", "figures/none.svg"]
 
@@ -240,12 +239,9 @@ def test_a_page_no_table_of_contents_reaches_is_reported_at_its_first_line():
     app = types.SimpleNamespace(config=types.SimpleNamespace(root_doc="index"))
     with errors_reported() as error:
         toctree.pages_outside_every_toctree(app, env)
-    reported = located_calls(error)
-    assert [(docname, line, subtype) for docname, line, subtype, _ in reported] == [
-        ("lost-a", 1, "toctree"),
-        ("lost-b", 1, "toctree"),
-    ]
-    assert "list it in a toctree" in reported[0][3] and "'orphan: true'" in reported[0][3]
+    places, messages = located_calls(error)
+    assert places == [("lost-a", 1, "toctree"), ("lost-b", 1, "toctree")]
+    assert "list it in a toctree" in messages[0] and "'orphan: true'" in messages[0]
 
 
 @pytest.mark.parametrize("included", [{}, {"index": set()}])

@@ -14,6 +14,7 @@ from unittest import mock
 
 import nbformat
 import pytest
+import tiny
 from docutils import nodes
 from docutils.core import publish_doctree
 from docutils.frontend import get_default_settings
@@ -41,16 +42,7 @@ from sphinx import addnodes
 from sphinx.util.osutil import relative_uri
 from tiny import lesson
 
-STAMP = {
-    "page": "p",
-    "started": "2026-12-01T19:22:07.123456+00:00",
-    "jax": "0.10.2",
-    "jaxlib": "0.10.2",
-    "python": "3.11.7",
-    "backend": "cpu",
-    "device_count": 8,
-    "simulated_devices": True,
-}
+STAMP = {"page": "p", **tiny.STAMP}
 LESSON_META = {"id": "jit-01", "title": "Compile", "phase": 2, "phase_title": "Transformations", "order": 4}
 
 

@@ -18,7 +18,6 @@ import pytest
 from jaxcourse.source import (
     frontmatter,
     ipynbpages,
-    lessonsource,
     located,
     notebookmarkdown,
     options,
@@ -26,7 +25,7 @@ from jaxcourse.source import (
     pagesource,
 )
 from sphinx.errors import ConfigError
-from tiny import code_cell, lesson, line_of
+from tiny import code_cell, lesson, line_of, page_being_read
 
 NOTEBOOK_FRONT_MATTER = """---
 jupytext:
@@ -124,18 +123,7 @@ def test_every_setting_is_registered_with_a_default_of_its_declared_type():
 
 
 def make_page(text: str, *, lesson_page: bool, docname: str = "docs/page") -> pages.Page:
-    front = frontmatter.parse(text)
-    return pages.Page(
-        docname=docname,
-        path=Path(f"{docname}.md"),
-        page_id=pages.page_id(docname, front, lesson_page),
-        lesson=lesson_page,
-        front=front,
-        settings=frontmatter.execution_settings(front),
-        fingerprint="f",
-        figures_dir=Path("figures"),
-        source=lessonsource.parse(text),
-    )
+    return page_being_read(text, docname, lesson_page=lesson_page)
 
 
 def test_a_page_is_named_by_its_lesson_id_or_its_docname_and_titled_by_its_heading():

@@ -19,6 +19,7 @@ from jaxcourse.output import render, sanitize
 from jaxcourse.published import figures, stamps
 from jaxcourse.runtime import RECORD_MIME
 from jaxcourse.source import reader
+from tiny import STAMP
 
 # --- sanitizing -------------------------------------------------------------------------------------------------
 
@@ -76,16 +77,6 @@ def test_markdown_renders_without_raw_html_or_directives():
 
 
 # --- stamps -----------------------------------------------------------------------------------------------------
-
-STAMP = {
-    "started": "2026-12-01T19:22:07.123456+00:00",
-    "jax": "0.10.2",
-    "jaxlib": "0.10.2",
-    "python": "3.11.7",
-    "backend": "cpu",
-    "device_count": 8,
-    "simulated_devices": True,
-}
 
 
 def test_one_time_format_for_readers_and_iso_for_data():
@@ -430,7 +421,7 @@ def test_a_style_is_read_as_declarations_not_as_text():
     quoted = sanitize.html(
         '<span style="font-family:&quot;X;Y&quot;;color:#fff;background-color:#fff">t</span><p>style="color:#fff"</p>'
     )
-    assert 'color:#000000;background-color:#fff' in quoted  # the contrast fix still sees both colours
+    assert "color:#000000;background-color:#fff" in quoted  # the contrast fix still sees both colours
     assert '<p>style="color:#fff"</p>' in quoted  # a paragraph's text is never rewritten
 
 
@@ -612,4 +603,3 @@ def test_a_cell_shown_inside_a_code_block_is_an_example_not_a_cell():
     assert cellscan.written_cells(text) == [9]
     ((_, message),) = cellscan.lost_cells(text, set(), {"dollarmath"})
     assert "not ':::' blocks" in message
-

@@ -105,4 +105,3 @@ def delay_timed_flushes(stream: Any, seconds: float) -> bool:
         return False
     setattr(stream, _FLUSH_INTERVAL, seconds)
     return True
-

@@ -27,7 +27,7 @@ from ..privateapi import furo_sidebar_key
 _CAPTION = re.compile(r'(<p class="caption" role="heading")(?![^>]*aria-level)')
 _PRE = re.compile(r"<pre(?![^>]*tabindex)")
 _WRAPPER = re.compile(r'<div class="(?P<kind>math|table)-wrapper(?P<rest>[^"]*)"(?![^>]*tabindex)')
-_TABLE_CAPTION = re.compile(r'\s*<table[^>]*>\s*<caption[^>]*>(?P<caption>.*?)</caption>', re.S)
+_TABLE_CAPTION = re.compile(r"\s*<table[^>]*>\s*<caption[^>]*>(?P<caption>.*?)</caption>", re.S)
 _TAG = re.compile(r"<[^>]+>")
 DOCUMENTED_KEYS = ("body", "toc")
 

@@ -8,15 +8,13 @@ import argparse
 from pathlib import Path
 
 
-def report_arguments(
-    module: str, doc: str, argv: list[str], *, source: tuple[str, str], out: str, link: tuple[str, str]
-) -> argparse.Namespace:
-    """The command line of a workflow's report: ``python -m jaxcourse.tools.MODULE SOURCE OUT [--LINK URL]``.
+def report_arguments(module: str, doc: str, argv: list[str], arguments: dict[str, str]) -> argparse.Namespace:
+    """The command line of a workflow's report, ``python -m jaxcourse.tools.MODULE``.
 
-    ``source`` and ``link`` are (name, help) pairs; ``out`` is the help of the markdown file written.
+    ``arguments`` maps each argument to its help, in order: plain names are files (paths), and
+    ``--names`` are optional strings, such as the URL the report links to.
     """
     parser = argparse.ArgumentParser(prog=f"python -m jaxcourse.tools.{module}", description=doc.splitlines()[0])
-    parser.add_argument(source[0], type=Path, help=source[1])
-    parser.add_argument("out", type=Path, help=out)
-    parser.add_argument(f"--{link[0]}", help=link[1])
+    for name, help_text in arguments.items():
+        parser.add_argument(name, type=None if name.startswith("--") else Path, help=help_text)
     return parser.parse_args(argv)

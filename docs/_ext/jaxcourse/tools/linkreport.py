@@ -16,6 +16,13 @@ from pathlib import Path
 
 from . import report_arguments
 
+# The command line: each argument and its help, in order.
+COMMAND_LINE = {
+    "output": "the linkcheck builder's output.json",
+    "out": "where to write the issue's body",
+    "--run-url": "the workflow run that checked the links",
+}
+
 #: The issue's title: the workflow finds its open issue by it.
 TITLE = "Broken links on the site"
 #: What the linkcheck builder reports as a link that does not work.
@@ -64,14 +71,7 @@ def issue_body(results: list[dict], run_url: str | None = None) -> str:
 
 
 def main(argv: list[str]) -> int:
-    arguments = report_arguments(
-        "linkreport",
-        __doc__,
-        argv,
-        source=("output", "the linkcheck builder's output.json"),
-        out="where to write the issue's body",
-        link=("run-url", "the workflow run that checked the links"),
-    )
+    arguments = report_arguments("linkreport", __doc__, argv, COMMAND_LINE)
     results = read_results(arguments.output)
     arguments.out.write_text(issue_body(results, arguments.run_url), encoding="utf-8")
     broken = sum(len(found) for found in broken_links(results).values())

@@ -415,9 +415,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m jaxcourse.tools.port", description=__doc__.splitlines()[0])
     parser.add_argument("source", type=Path, help="the other site's docs folder, e.g. a jax-ml/jax checkout's docs/")
     parser.add_argument("dest", type=Path, help="where the pages go, e.g. docs/ported")
-    parser.add_argument(
-        "names", nargs="*", help=f"page names, in subfolders too (default: {', '.join(JAX_TUTORIALS)})"
-    )
+    parser.add_argument("names", nargs="*", help=f"page names, in subfolders too (default: {', '.join(JAX_TUTORIALS)})")
     parser.add_argument(
         "--alt",
         action="append",

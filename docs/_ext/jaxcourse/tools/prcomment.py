@@ -17,6 +17,13 @@ import sys
 
 from . import report_arguments
 
+# The command line: each argument and its help, in order.
+COMMAND_LINE = {
+    "changes": "changes.json, beside the built site",
+    "out": "where to write the comment's markdown",
+    "--full-report": "URL of the full report (the workflow run, with its artifact)",
+}
+
 #: An HTML comment at the top: how the workflow finds its earlier comment to update.
 MARKER = "<!-- jax-executed: change report -->"
 #: GitHub's limit on an issue or pull-request comment body, in characters.
@@ -96,14 +103,7 @@ def render(report: dict, full_report: str | None = None, limit: int = GITHUB_COM
 
 
 def main(argv: list[str]) -> int:
-    arguments = report_arguments(
-        "prcomment",
-        __doc__,
-        argv,
-        source=("changes", "changes.json, beside the built site"),
-        out="where to write the comment's markdown",
-        link=("full-report", "URL of the full report (the workflow run, with its artifact)"),
-    )
+    arguments = report_arguments("prcomment", __doc__, argv, COMMAND_LINE)
     report = json.loads(arguments.changes.read_text(encoding="utf-8"))
     arguments.out.write_text(render(report, arguments.full_report), encoding="utf-8")
     return 0
