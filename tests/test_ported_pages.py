@@ -40,6 +40,7 @@ GUIDE = (
 The call {func}`jax.jit` compiles, {func}`lax.cond` branches, and {ref}`a section there <only-there>`
 explains more; the [notebook](notebooks/walkthrough) and {doc}`the other guide <other-guide>` too.
 A remote picture ![a chart](https://images.example/chart.png) is dropped.
+So is an inline one ![a dot](data:image/png;base64,INLINE_PAYLOAD).
 
 ### A heading two levels down
 
@@ -64,7 +65,7 @@ print("warned")
 print("this cell may raise, and does not")
 ```
 """
-)
+).replace("INLINE_PAYLOAD", "A" * 4000)  # as long as the pictures the JAX docs inline
 WALKTHROUGH_CELLS = [
     nbformat.v4.new_markdown_cell("# A walkthrough notebook\n\nIt [links back](../guide) to the guide."),
     nbformat.v4.new_code_cell("total = sum(range(5))\nprint('total:', total)"),
@@ -132,6 +133,9 @@ def test_the_port_lists_what_it_changed_and_keeps_what_resolves(ported):
     listed = "\n".join(changes(pages, "guide"))
     assert "colab.example" not in text and "images.example" not in text
     assert "removed the badge 'Open in Colab'" in listed and "removed https://images.example/chart.png" in listed
+    # An inline image's payload is not copied into the report: its start and its size are.
+    assert "removed data:image/png;base64," + "A" * 18 + "… (4,022 characters)" in listed
+    assert max(map(len, listed.splitlines())) < 200
     assert "![A single grey pixel](images/pixel.png)" in text and (srcdir / "docs/ported/images/pixel.png").is_file()
     assert "<center>" not in text and "<img" not in text and "<!--* freshness: reviewed *-->" in text
     assert "{func}`jax.jit`" in text and "{func}`lax.cond <jax.lax.cond>`" in text

@@ -214,7 +214,9 @@ class Porter:
     def image(self, alt: str, src: str, where: str) -> str | None:
         """The image's new address here (copied beside the page), or None if it is remote or missing."""
         if _SCHEME.match(src) or src.startswith("//"):
-            self.note(where, "remote image", f"removed {src} (a page loads nothing from outside)")
+            # An inline data: image can be megabytes of base64: the report names its start and size.
+            shown = src if len(src) <= 80 else f"{src[:40]}… ({len(src):,} characters)"
+            self.note(where, "remote image", f"removed {shown} (a page loads nothing from outside)")
             return None
         found = next(
             (
