@@ -382,6 +382,22 @@ def test_a_ported_page_keeps_its_text_and_only_loses_references_that_cannot_reso
     assert ported.split("\n---\n", 1)[1] == port.port_text(JAX_PAGE, {"here"}, set()).split("\n---\n", 1)[1]
 
 
+def test_a_directive_s_closing_fence_opens_no_code_block():
+    """As the JAX docs write it: a ```{note}, then prose with raw HTML, then a code cell the port leaves alone."""
+    from jaxcourse.tools import port
+
+    page = (
+        "# A page\n\n```{note}\nSee {doc}`elsewhere`.\n```\n\n<center>\n\n![A chart](https://x.example/c.png)\n\n"
+        "</center>\n\n```{code-cell}\nprint('[a link](somewhere) and <b>bold</b>')\n```\n\n"
+        "````{tip}\n```python\n[kept](as-is)\n```\n{doc}`inside`\n````\n\nAfter {doc}`the tip <other>`.\n"
+    )
+    ported = port.port_text(page, set(), set())
+    assert "See elsewhere." in ported  # a directive's body is MyST: ported
+    assert "<center>" not in ported and "x.example" not in ported  # the prose after the note is ported too
+    assert "print('[a link](somewhere) and <b>bold</b>')" in ported  # a code cell is left exactly as written
+    assert "[kept](as-is)" in ported and "\ninside\n" in ported and "After the tip." in ported
+
+
 def test_pages_leave_out_mystnb_s_stylesheet_and_keep_the_others():
     from jaxcourse.output import pagestyles
     from sphinx.builders.html._assets import _CascadingStyleSheet

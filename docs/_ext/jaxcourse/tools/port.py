@@ -60,7 +60,10 @@ _IMAGE = re.compile(r"!\[(?P<alt>[^\]]*)\]\((?P<src>[^)\s]+)(?P<title>\s+\"[^\"]
 _LINK = re.compile(r"(?<!!)\[(?P<text>[^\]]*)\]\((?P<target>[^)\s]+)\)")
 _IMAGE_DIRECTIVE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>image|figure)\}\s+(?P<src>\S+)\s*$", re.M)
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)
-_CODE_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*(\{code-cell\}|\{code-block\}|\{code\}|[\w+-]*\s*$)")
+#: A fence line and its info string: a code block (```python), a code cell, or a directive (```{note}).
+_FENCE = re.compile(r"^ {0,3}(?P<marker>`{3,}|~{3,})\s*(?P<info>.*?)\s*$")
+#: Directives whose body is not MyST (code, math, other markup): ported as nothing, like a code block.
+_LITERAL_DIRECTIVES = {"code-cell", "code-block", "code", "sourcecode", "math", "raw", "eval-rst", "literalinclude"}
 _HTML_IMG = re.compile(r"<img\b(?P<attributes>[^>]*)>", re.I)
 _HTML_ATTRIBUTE = re.compile(r"(?P<name>[a-z-]+)\s*=\s*(?P<quote>[\"'])(?P<value>.*?)(?P=quote)", re.I | re.S)
 _HTML_LINK = re.compile(r"<a\b[^>]*\bhref\s*=\s*([\"'])(?P<href>.*?)\1[^>]*>(?P<text>.*?)</a\s*>", re.I | re.S)
@@ -264,18 +267,25 @@ class Porter:
         text = _BADGE.sub(lambda m: self._badge(m, where_of(text.count("\n", 0, m.start()))), text)
         raw_lines = rawhtml.lines_with_html(text)
         lines = text.splitlines(keepends=True)
-        out, fence = [], None
+        # The open fences: a code fence's body is left alone; a directive's body (```{note}) is MyST and is
+        # ported, and its closing line must not be taken for the opening of a code block.
+        out, code, directives = [], None, []
         for index, line in enumerate(lines):
             where = where_of(index)
+            fence = _FENCE.match(line)
+            if code:
+                out.append(line)
+                if fence and _closes(fence, code):
+                    code = None
+                continue
             if fence:
                 out.append(line)
-                if re.match(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}\s*$", line):
-                    fence = None
-                continue
-            code = _CODE_FENCE.match(line)
-            if code:
-                fence = code[1]
-                out.append(line)
+                if directives and _closes(fence, directives[-1]):
+                    directives.pop()
+                elif _is_literal(fence["info"]):
+                    code = fence["marker"]
+                else:
+                    directives.append(fence["marker"])
                 continue
             if index + 1 in raw_lines:
                 line = self.html(line, where)
@@ -322,6 +332,17 @@ def _front_matter(text: str, image_alt: str | None) -> str:
         # myst-nb's per-page image options: the alt text of every image the page's cells display.
         added += f"mystnb:\n  render_image_options:\n    alt: {json.dumps(image_alt)}\n"
     return "---\n" + added + text[len("---\n") :]
+
+
+def _closes(fence: re.Match, marker: str) -> bool:
+    """Whether a fence line closes the fence opened by ``marker`` (CommonMark: as long or longer, no info)."""
+    return not fence["info"] and fence["marker"][0] == marker[0] and len(fence["marker"]) >= len(marker)
+
+
+def _is_literal(info: str) -> bool:
+    """Whether a fence with this info string holds code: none, a language, or a literal directive."""
+    directive = re.match(r"\{([\w:-]+)\}", info)
+    return directive is None or directive[1] in _LITERAL_DIRECTIVES
 
 
 def port_text(text: str, known_labels: set[str], known_docs: set[str], image_alt: str | None = None) -> str:
