@@ -179,7 +179,7 @@ def docs(session: nox.Session) -> None:
 
 @nox.session(python=False)
 def lesson(session: nox.Session) -> None:
-    """Execute one page (cached) and build it: nox -s lesson -- transforms-04 (or -- docs/page.md)."""
+    """Execute one page (cached) and build it: nox -s lesson -- transforms-04 (or -- docs/page.ipynb)."""
     if len(session.posargs) != 1:
         session.error("Name one lesson id or notebook page, e.g. nox -s lesson -- transforms-04")
     name = session.posargs[0]

@@ -135,6 +135,21 @@ def test_a_page_is_named_by_its_lesson_id_or_its_docname_and_titled_by_its_headi
     assert make_page(NOTEBOOK_FRONT_MATTER + "## Only a subheading\n", lesson_page=False).title == "docs/page"
 
 
+def test_nox_s_lesson_names_a_page_by_lesson_id_or_by_its_md_or_ipynb_file(tmp_path):
+    from jaxcourse.source import catalogue
+
+    (tmp_path / "lessons").mkdir()
+    (tmp_path / "lessons" / "one-01.md").write_text(lesson("one-01", code_cell("x = 1")), encoding="utf-8")
+    (tmp_path / "docs" / "ported").mkdir(parents=True)
+    (tmp_path / "docs" / "ported" / "guide.md").write_text(NOTEBOOK_FRONT_MATTER, encoding="utf-8")
+    nbformat.write(nbformat.v4.new_notebook(), tmp_path / "docs" / "ported" / "walkthrough.ipynb")
+    assert catalogue.page_docname(tmp_path, "one-01") == "lessons/one-01"
+    assert catalogue.page_docname(tmp_path, "docs/ported/guide.md") == "docs/ported/guide"
+    assert catalogue.page_docname(tmp_path, "docs/ported/walkthrough.ipynb") == "docs/ported/walkthrough"
+    with pytest.raises(ValueError, match=r"no lesson 'missing.ipynb' in lessons/ .*the lessons are: one-01"):
+        catalogue.page_docname(tmp_path, "docs/ported/missing.ipynb")
+
+
 def test_only_the_document_being_read_has_a_page(monkeypatch):
     monkeypatch.setattr(pages, "_now", {})
     assert pages.reading() is None and pages.page_being_read("docs/page") is None

@@ -45,12 +45,12 @@ def lessons(root: Path, lessons_dir: str = LESSONS_DIR) -> list[Lesson]:
 
 
 def page_docname(root: Path, name: str, lessons_dir: str = LESSONS_DIR) -> str:
-    """The docname of a page named by lesson id (transforms-04) or by its file (docs/jit-compilation.md).
+    """The docname of a page named by lesson id (transforms-04) or by its file (docs/pytrees.md, docs/x.ipynb).
 
     ValueError, naming the choices, for a name that is neither.
     """
     path = Path(root, name)
-    if name.endswith(".md") and path.is_file() and not Path(name).stem.startswith("_"):
+    if name.endswith((".md", ".ipynb")) and path.is_file() and not Path(name).stem.startswith("_"):
         return path.resolve().relative_to(Path(root).resolve()).with_suffix("").as_posix()
     return lesson_path(root, name, lessons_dir).relative_to(root).with_suffix("").as_posix()
 
@@ -64,5 +64,5 @@ def lesson_path(root: Path, name: str, lessons_dir: str = LESSONS_DIR) -> Path:
     choices = ", ".join(candidate.stem for candidate in lesson_files(root, lessons_dir))
     raise ValueError(
         f"no lesson {stem!r} in {lessons_dir}/ (a notebook page elsewhere is named by its file, "
-        f"e.g. docs/page.md); the lessons are: {choices}"
+        f"e.g. docs/page.md or docs/page.ipynb); the lessons are: {choices}"
     )
