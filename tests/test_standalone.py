@@ -37,3 +37,19 @@ def test_the_whole_lesson_cell_runs_alone_in_a_fresh_kernel(path, tmp_path, monk
         client.execute()
     except Exception as error:  # nbclient's CellExecutionError carries the traceback
         pytest.fail(f"{path.name}:{cell.line}: the whole-lesson cell does not run alone: {error}")
+
+
+#: The lessons whose visible cells were freed of capture harness (issue 29): Phase 04 and scale-04.
+HARNESS_FREE = sorted(path for path in LESSON_FILES if path.stem.startswith("practice-") or path.stem == "scale-04")
+#: Tags that keep a cell off the page: what they run is harness by definition.
+HIDDEN = {"remove-cell", "remove-input"}
+
+
+@pytest.mark.parametrize("path", HARNESS_FREE, ids=lambda path: path.stem)
+def test_no_visible_cell_captures_output_with_redirect_stdout(path):
+    """A visible cell teaches JAX: printing is shown as printed, never captured and re-read."""
+    source = lessonsource.parse(path.read_text(encoding="utf-8"))
+    visible = [cell for cell in source.code_cells() if not HIDDEN & set(cell.tags)]
+    assert len(visible) > 5, f"{path.name}: only {len(visible)} visible cells found"
+    found = [f"{path.name}:{cell.line}" for cell in visible if "redirect_stdout" in cell.code]
+    assert found == [], f"visible cells capture their output with redirect_stdout: {found}"
