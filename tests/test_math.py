@@ -180,3 +180,23 @@ def test_function_application_in_each_form(latex, expected):
     from jaxcourse.output.mathml import to_mathml
 
     assert expected in to_mathml(latex, block=False)
+
+
+@pytest.mark.parametrize(
+    "latex",
+    [
+        r"\style{position:fixed;inset:0;background:#fff url(https://evil.example/bg.png)}{x}",
+        r"\href{https://evil.example/}{x}",
+        r"\class{admonition warning}{x}",
+    ],
+)
+def test_formulas_from_prose_keep_no_incoming_style_link_or_class(latex):
+    """Prose is input too: a lesson's $...$ goes through the same cleaner as a LaTeX output."""
+    import xml.etree.ElementTree as ET
+
+    from jaxcourse.output.mathml import to_mathml
+
+    tree = ET.fromstring(to_mathml(latex, block=True))
+    assert "".join(tree.itertext()) == "x"
+    for element in tree.iter():
+        assert not {"style", "href", "class"} & set(element.attrib), (latex, element.tag, element.attrib)
