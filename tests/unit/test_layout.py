@@ -26,7 +26,7 @@ def module_name(path: Path, root: Path = ENGINE) -> str:
 def imports(path: Path, root: Path = ENGINE) -> set[str]:
     """The engine's modules that ``path`` imports, at the top or inside a function (dotted, from the root)."""
     name = module_name(path, root)
-    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    package = (name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]) if name else []
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if not isinstance(node, ast.ImportFrom) or node.level == 0:
@@ -40,7 +40,7 @@ def imports(path: Path, root: Path = ENGINE) -> set[str]:
 
 def import_graph(root: Path = ENGINE) -> dict[str, set[str]]:
     files = {module_name(path, root): path for path in root.rglob("*.py")}
-    return {name: (imports(path, root) & files.keys()) - {name, ""} for name, path in files.items()}
+    return {name: (imports(path, root) & files.keys()) - {name} for name, path in files.items()}
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -70,6 +70,7 @@ def test_the_cycle_finder_finds_a_cycle_through_a_function_import(tmp_path):
 def test_the_engine_has_no_import_cycle():
     graph = import_graph()
     assert "source.reader" in graph["output.render"]  # the graph sees imports across stages
+    assert "extension" in graph[""]  # the package's own setup() counts, though it imports inside a function
     assert cycles(graph) == []
 
 

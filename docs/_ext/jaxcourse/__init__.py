@@ -35,7 +35,10 @@ __version__ = "0.2.0"
 
 
 def setup(app):
-    """Sphinx's entry point. Imported lazily: the kernel imports this package too, and must stay fast."""
+    """Sphinx's entry point. Imported lazily: the kernel imports this package too, and must stay fast.
+
+    The version is added here, so that ``extension`` never imports its own package back.
+    """
     from .extension import setup as setup_extension
 
-    return setup_extension(app)
+    return {**setup_extension(app), "version": __version__}

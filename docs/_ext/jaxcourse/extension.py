@@ -12,7 +12,6 @@ from sphinx.application import Sphinx
 from sphinx.errors import ConfigError
 from sphinx.util import logging
 
-from . import __version__
 from .execution import progress, scheduling
 from .execution.parser import CourseParser
 from .output import accessibility, apilinks, inlinelines, mathfont, mathml, pagestyles, publishcheck, rawhtml, toctree
@@ -162,4 +161,4 @@ def setup(app: Sphinx) -> dict:
     app.add_css_file("course.css")
     # After sphinx-togglebutton's script (added at config-inited with the default priority): names its buttons.
     app.add_js_file("course.js", priority=600)
-    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 5}
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 5}
