@@ -9,9 +9,11 @@ no log timestamps).
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import nbformat
 import pytest
+import yaml
 from conftest import build, make_site
 from tiny import code_cell, exercise, lesson, line_of, notebook_page
 
@@ -91,59 +93,6 @@ CASES |= {
             ("{ref}`no-such-label`", r"undefined label: 'no-such-label'"),
         ],
     ),
-    "failing-assert": (
-        lesson(
-            "failing-assert",
-            code_cell("x = 1\nprint('before the check')")
-            + "\nSome prose.\n\n"
-            + code_cell("y = x + 1\nassert y == 3, 'y should be three'"),
-        ),
-        [
-            (
-                "assert y == 3",
-                r'^cell failed: AssertionError at "assert y == 3, \'y should be three\'": '
-                r"y should be three; full traceback: ",
-            )
-        ],
-    ),
-    "raising-in-function": (
-        lesson(
-            "raising-in-function",
-            code_cell("import math\n\n\ndef root(x):\n    return math.sqrt(x)\n\n\nvalue = root(-1)"),
-        ),
-        [("return math.sqrt(x)", r"^cell failed: ValueError: math domain error")],
-    ),
-    "hanging-cell": (
-        lesson(
-            "hanging-cell",
-            code_cell("print('start')") + "\n" + code_cell("import time\ntime.sleep(120)"),
-            extra="mystnb:\n  execution_timeout: 3\n",
-        ),
-        [("time.sleep(120)", r"^cell failed: CellTimeoutError: the cell ran past the per-cell timeout \(3 s")],
-    ),
-    # The lesson form, ':raises: Name', is a promise: kept, or the build fails at the cell.
-    "promised-error-not-raised": (
-        lesson(
-            "promised-error-not-raised",
-            code_cell("x = 1") + "\n```{code-cell} python3\n:raises: TypeError\n\ny = x + 1\n```\n",
-        ),
-        [("```{code-cell} python3", r"^expected TypeError: this cell has ':raises: TypeError' but ran without")],
-    ),
-    "promised-error-of-another-type": (
-        lesson(
-            "promised-error-of-another-type",
-            code_cell("x = 1") + "\n```{code-cell} python3\n:raises: TypeError\n\n{}['missing']\n```\n",
-        ),
-        [("```{code-cell} python3", r"^expected TypeError, but this cell raised KeyError: 'missing'")],
-    ),
-    "untagged-cell-after-a-tagged-one": (
-        lesson(
-            "untagged-cell-after-a-tagged-one",
-            "```{code-cell} ipython3\n:raises: ZeroDivisionError\n\n1 / 0\n```\n\n"
-            + code_cell("values = [1, 2]\nvalues[5]"),
-        ),
-        [("values[5]", r"^cell failed: IndexError: list index out of range")],
-    ),
     "broken-front-matter": (
         lesson("broken-front-matter", code_cell("print(1)")).replace("  minutes: 5\n", "  minutes: [5\n"),
         [("minutes: [5", r"front matter is not valid YAML")],
@@ -156,39 +105,6 @@ CASES |= {
         lesson("no-lesson-mapping", code_cell("print(1)")).replace("lesson:\n", "lessons:\n"),
         [("lessons:", r"lacks the 'lesson:' mapping \(copy it from lessons/_template.md.*did you mean 'lesson'")],
     ),
-    "too-many-devices": (
-        lesson("too-many-devices", code_cell("print(1)"), extra="  cpu_devices: 65\n"),
-        [("cpu_devices: 65", r"'lesson.cpu_devices' must be from 1 to 64, got 65")],
-    ),
-    "figure-not-drawn": (
-        lesson("figure-not-drawn", code_cell("x = 1") + "\n" + figure("figure-not-drawn")),
-        [
-            (
-                "{figure} ../figures/figure-not-drawn.svg",
-                r"figure figures/figure-not-drawn.svg was not drawn by this run",
-            )
-        ],
-    ),
-    "figure-without-alt": (
-        lesson("figure-without-alt", FIGURE_CELL + "\n" + figure("figure-without-alt", alt=":width: 300px")),
-        [("{figure} ../figures/figure-without-alt.svg", r"figure has no alt text")],
-    ),
-    "missing-figure": (
-        lesson("missing-figure", code_cell("x = 1") + "\n" + figure("missing-figure")),
-        [("{figure} ../figures/missing-figure.svg", r"image file not readable")],
-    ),
-    "unclosed-fence": (
-        lesson("unclosed-fence", code_cell("x = 1") + "\nProse.\n\n```python\nprint('never closed')\n"),
-        [("```python", r"this python block is never closed")],
-    ),
-    # No blank line is needed after a cell: text right after its closing fence is located exactly.
-    "text-against-a-fence": (
-        lesson(
-            "text-against-a-fence",
-            code_cell("x = 1") + "Text right after the fence, see {ref}`no-such-label`.\n\n" + code_cell("y = 2"),
-        ),
-        [("Text right after the fence", r"undefined label: 'no-such-label'")],
-    ),
     # A ':::' block is not a cell myst-nb runs; the cells after it are still located exactly.
     "colon-fenced-cell-before-a-failure": (
         lesson(
@@ -196,7 +112,10 @@ CASES |= {
             ":::{code-cell} ipython3\nprint('never run')\n:::\n\n" + code_cell("x = 1\nassert x == 2, 'x is one'"),
         ),
         [
-            (":::{code-cell} ipython3", r"^this code cell is never executed or shown: myst-nb runs only cells fenced"),
+            (
+                ":::{code-cell} ipython3",
+                r"^this code cell is never executed or shown: myst-nb runs only cells fenced",
+            ),
             ("assert x == 2", r'^cell failed: AssertionError at "assert x == 2, \'x is one\'": x is one'),
         ],
     ),
@@ -211,154 +130,14 @@ CASES |= {
             ("assert x == 2", r'^cell failed: AssertionError at "assert x == 2"; full traceback'),
         ],
     ),
-    # An assert over several lines is quoted whole, on one line.
-    "multiline-assert": (
-        lesson("multiline-assert", code_cell("total = 1 + 2\nassert total == (\n    15.0\n), 'not fifteen'")),
-        [("assert total == (", r'^cell failed: AssertionError at "assert total == \( 15.0 \), \'not fifteen\'"')],
-    ),
-    # An untagged error that looks meant (announced by the prose, or a JAX tracer error) suggests the tag.
-    "announced-error-untagged": (
-        lesson(
-            "announced-error-untagged",
-            "Indexing past the end raises an error:\n\n" + code_cell("items = [1, 2]\nitems[5]"),
-        ),
-        [("items[5]", r"^cell failed: IndexError: .*give it ':raises: IndexError': the page then shows the error")],
-    ),
-    "tracer-error-untagged": (
-        lesson(
-            "tracer-error-untagged",
-            code_cell("import jax\n\n\n@jax.jit\ndef f(x):\n    return 1 if x > 0 else 2\n\n\nf(1.0)"),
-        ),
-        [("return 1 if x > 0", r"^cell failed: TracerBoolConversionError: .*':raises: TracerBoolConversionError'")],
-    ),
-    # A plain bug, unannounced, gets no such suggestion: its message ends at the traceback's path.
-    "plain-bug": (
-        lesson(
-            "plain-bug", "The mean of the list:\n\n" + code_cell("values = [1, 2]\nmean = sum(values) / len(value)")
-        ),
-        [("mean = sum(values)", r"^(?!.*:raises:)cell failed: NameError: name 'value' is not defined")],
-    ),
 }
-# A kernel that dies, an output the page cannot publish, a setting a page cannot use: one located message each.
-CRASHES_AND_OUTPUTS = {
-    "kernel-exits": (
-        lesson(
-            "kernel-exits", code_cell("print('before')") + "\n" + code_cell("import os\n\nx = 1\nos._exit(3)\ny = 2")
-        ),
-        [
-            (
-                "os._exit(3)",
-                r"^the kernel died while running this statement of the cell at line \d+ \(the process exited "
-                r"with status 3",
-            )
-        ],
-    ),
-    "kernel-segfault": (
-        lesson(
-            "kernel-segfault",
-            code_cell("x = 1")
-            + "\n"
-            + code_cell("import ctypes\n\n\ndef crash():\n    return ctypes.string_at(0)\n\n\ncrash()"),
-        ),
-        [("return ctypes.string_at(0)", r"^the kernel died while running this statement .* killed by SIGSEGV")],
-    ),
-    "output-over-the-limit": (
-        lesson("output-over-the-limit", code_cell("print('x' * 1_200_000)")),
-        [("```{code-cell}", r"^this cell's output is 1\.2 MB, over the page's limit of 1\.0 MB")],
-    ),
-    "output-over-the-page-limit": (
-        lesson(
-            "output-over-the-page-limit",
-            code_cell("for _ in range(20):\n    print('y' * 99)") + "\n" + code_cell("print('fits')"),
-            extra="execution:\n  output_limit: 1000\n",
-        ),
-        [("```{code-cell}", r"^this cell's output is 2\.0 kB, over the page's limit of 1\.0 kB")],
-    ),
-    "javascript-output": (
-        lesson("javascript-output", code_cell("from IPython.display import Javascript\n\nJavascript('alert(1)')")),
-        [("```{code-cell}", r"^this cell displays a JavaScript output \(application/javascript\)")],
-    ),
-    "widget-view": (
-        lesson(
-            "widget-view",
-            code_cell(
-                "from IPython.display import display\n\n"
-                "view = {'application/vnd.jupyter.widget-view+json': {'model_id': 'x', 'version_major': 2}}\n"
-                "display(view, raw=True)"
-            ),
-        ),
-        [("```{code-cell}", r"^this cell displays a widget view")],
-    ),
-    "html-image-without-alt": (
-        lesson(
-            "html-image-without-alt",
-            code_cell("from IPython.display import HTML\n\nHTML('<img src=\"data:image/png;base64,AAAA\">')"),
-        ),
-        [("```{code-cell}", r"^this cell displays HTML with 1 image\(s\) without alt text")],
-    ),
-    "svg-with-entities": (
-        lesson(
-            "svg-with-entities",
-            code_cell(
-                "from IPython.display import display\n\n"
-                'evil = \'<!DOCTYPE svg [<!ENTITY a "b">]><svg xmlns="http://www.w3.org/2000/svg">&a;</svg>\'\n'
-                "display({'image/svg+xml': evil, 'text/plain': 'an SVG'}, raw=True)",
-                alt="An SVG.",
-            ),
-        ),
-        [("```{code-cell}", r"^this cell displays an SVG that declares entities .*, which the site cannot publish")],
-    ),
-    "image-without-alt": (
-        lesson("image-without-alt", code_cell("import matplotlib.pyplot as plt\n\nplt.plot([1, 2])\nplt.show()")),
-        [("```{code-cell}", r"^this cell displays an image \(image/png\) without alt text")],
-    ),
-    "varies-matches-nothing": (
-        lesson(
-            "varies-matches-nothing",
-            "```{code-cell} ipython3\n:varies: '[0-9.]+ seconds'\n\nprint('took 2 ms')\n```\n",
-        ),
-        [("```{code-cell}", r"^the varies pattern '\[0-9\.\]\+ seconds' matches nothing this cell showed")],
-    ),
-    # A cell that markup swallowed (here, a directive never closed) is reported where it stands.
-    "swallowed-cell": (
-        lesson(
-            "swallowed-cell",
-            code_cell("x = 1")
-            + "\n````{note}\nA note whose fence is never closed.\n\n```{code-cell} python3\nprint('lost')\n```\n",
-        ),
-        [("```{code-cell} python3", r"^this code cell is never executed or shown: the block '````\{note\}' opened at")],
-    ),
-    "cell-inside-a-directive": (
-        lesson(
-            "cell-inside-a-directive",
-            code_cell("x = 1") + "\n````{note}\nA closed note.\n\n```{code-cell} python3\nprint('nested')\n```\n````\n",
-        ),
-        [("```{code-cell} python3", r"^this code cell is never executed or shown: it is inside the block '````")],
-    ),
-    # stderr fails a lesson: one message per cell, quoting its first line, at the statement when known.
-    "stderr-in-a-lesson": (
-        lesson(
-            "stderr-in-a-lesson",
-            code_cell(
-                "import sys\n\nprint('fine')\nsys.stderr.write('first complaint\\nsecond\\n')\n"
-                "print('x', file=sys.stderr)"
-            ),
-        ),
-        [("import sys", r"^this cell wrote to stderr: 'first complaint'; fix what it reports, or")],
-    ),
-    "warning-in-a-lesson": (
-        lesson(
-            "warning-in-a-lesson",
-            code_cell("import warnings\n\nx = 1\nwarnings.warn('deprecated here')"),
-        ),
-        [("warnings.warn('deprecated here')", r"^this cell wrote to stderr: '<cell>:4: UserWarning: deprecated here'")],
-    ),
-    "execution-misspelt-key": (
-        lesson("execution-misspelt-key", code_cell("x = 1"), extra="execution:\n  timout: 5\n"),
-        [("timout: 5", r"^unknown key 'execution.timout'; did you mean 'timeout'\?")],
-    ),
+#: One mistake each, the lesson written out as a contributor writes it: failed cells, kernels that die, outputs
+#: the page cannot publish, settings a page cannot use (tests/failure_cases.yml). The key is the lesson's id.
+ONE_MISTAKE = yaml.safe_load(Path(__file__).with_name("failure_cases.yml").read_text(encoding="utf-8"))
+CASES |= {
+    name: (lesson(name, case["body"], extra=case.get("front_matter", "")), [(case["where"], case["message"])])
+    for name, case in ONE_MISTAKE.items()
 }
-CASES |= CRASHES_AND_OUTPUTS
 
 
 def checked_exercise(lesson_id: str, check_body: str) -> str:
