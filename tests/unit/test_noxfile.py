@@ -136,5 +136,32 @@ def test_a_package_dropped_from_the_pins_leaves_the_environment(tmp_path):
     assert any("courseprobe-dropped 1.0 not pinned" in line for line in session.logged)
 
 
-def test_the_interpreter_is_part_of_the_fingerprint():
-    assert "interpreter()" in ast.unparse(next(n for n in TREE.body if getattr(n, "name", "") == "environment"))
+class StopAtFirstCommand(Session):
+    """Records the first command environment() runs, and stops there: nothing is installed."""
+
+    def run(self, *command, **options):
+        self.first_command = command
+        raise StopIteration
+
+
+def test_a_new_interpreter_makes_the_environment_anew(tmp_path, monkeypatch):
+    import json
+    import sys
+
+    sys.path.insert(0, str(ROOT))
+    import noxfile
+
+    location = tmp_path / "env"
+    (location / "bin").mkdir(parents=True)
+    (location / "bin" / "python").write_text("", encoding="utf-8")
+    (location / "left-by-the-old-interpreter").write_text("", encoding="utf-8")
+    stamp = {"interpreter": noxfile.interpreter(), "files": "whatever"}
+    (location / ".course-requirements").write_text(json.dumps(stamp), encoding="utf-8")
+    monkeypatch.setattr(noxfile, "interpreter", lambda: "cpython 3.99.0 /elsewhere/python")
+    session = StopAtFirstCommand()
+    with pytest.raises(StopIteration):
+        noxfile.environment(session, location, str(ROOT / "requirements.txt"))
+    assert session.logged[0].startswith("The interpreter changed (cpython 3.")
+    assert not (location / "left-by-the-old-interpreter").exists()  # the old environment is gone, all of it
+    assert {"venv", "virtualenv"} & set(session.first_command)  # and the first step makes a new one
+    assert session.first_command[-1] == str(location)
