@@ -173,6 +173,11 @@ def test_the_write_tokens_are_where_they_are_needed():
         ("links.yml", "report"): ["issues"],
         ("upstream.yml", "report"): ["issues"],
     }
+    # And the security section of docs/how-this-site-works.md lists each of them, with what it may write.
+    documented = (ROOT / "docs" / "how-this-site-works.md").read_text(encoding="utf-8")
+    for (workflow, job), scopes in held.items():
+        row = f"| `{workflow}` | `{job}` | {', '.join(sorted(scope for scope in scopes if scope != 'id-token'))}"
+        assert row in documented, row
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=lambda path: path.name)
