@@ -211,14 +211,22 @@ def setup(app):
 
 
 def test_the_execution_cache_exists_before_the_readers_fork(tmp_path):
-    """jupyter-cache makes its folder with check-then-mkdir: parallel readers on an empty cache raced."""
+    """jupyter-cache makes its folder with check-then-mkdir: parallel readers on an empty cache raced.
+
+    Two notebook pages, one per reader process, each open the empty cache; three times over, each time a
+    new cache, the build succeeds and the cache was there before the readers forked.
+    """
     from conftest import build
 
-    srcdir = make_site(tmp_path, lessons={"counted": LESSONS["counted"]})
+    pages = {name: lesson(name, code_cell(f"print({index})")) for index, name in enumerate(["first", "second"])}
+    srcdir = make_site(tmp_path, lessons=pages)
     (srcdir / "cacheprobe.py").write_text(PROBE, encoding="utf-8")
     with open(srcdir / "conf.py", "a", encoding="utf-8") as conf:
         conf.write("\nimport sys\nsys.path.insert(0, str(Path(__file__).parent))\nextensions.append('cacheprobe')\n")
-    cache = tmp_path / "empty-cache"
-    result = build(srcdir, "-j", "2", "-D", "nb_execution_mode=cache", "-D", f"nb_execution_cache_path={cache}")
-    assert result.returncode == 0, result.output
-    assert (srcdir / "cache-seen.txt").read_text() == "True True"
+    for attempt in range(3):
+        cache = tmp_path / f"empty-cache-{attempt}"
+        options = ["-E", "-j", "2", "-D", "nb_execution_mode=cache", "-D", f"nb_execution_cache_path={cache}"]
+        result = build(srcdir, *options)
+        assert result.returncode == 0, result.output
+        assert (srcdir / "cache-seen.txt").read_text() == "True True"
+        assert len(list(cache.rglob("*.ipynb"))) == 2  # both readers stored their page in it

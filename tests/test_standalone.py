@@ -39,8 +39,8 @@ def test_the_whole_lesson_cell_runs_alone_in_a_fresh_kernel(path, tmp_path, monk
         pytest.fail(f"{path.name}:{cell.line}: the whole-lesson cell does not run alone: {error}")
 
 
-#: The lessons whose visible cells were freed of capture harness (issue 29): Phase 04 and scale-04.
-HARNESS_FREE = sorted(path for path in LESSON_FILES if path.stem.startswith("practice-") or path.stem == "scale-04")
+#: Every lesson: issue 29 freed Phase 04 and scale-04 of capture harness, and foundations-05 followed.
+HARNESS_FREE = sorted(LESSON_FILES)
 #: Tags that keep a cell off the page: what they run is harness by definition.
 HIDDEN = {"remove-cell", "remove-input"}
 

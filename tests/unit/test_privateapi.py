@@ -93,6 +93,17 @@ def test_ipykernels_streams_flush_after_a_delay_that_can_be_changed():
     assert not privateapi.delay_timed_flushes(types.SimpleNamespace(), 3600.0)  # a plain IPython's stream
 
 
+def test_os_exit_runs_what_was_asked_first_and_keeps_its_status():
+    code = (
+        "import os, jaxcourse.privateapi as p\n"
+        "p.run_before_os_exit(lambda: print('before', flush=True))\n"
+        "os._exit(7)\n"
+        "print('never')"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert (result.returncode, result.stdout) == (7, "before\n")
+
+
 def test_the_kernel_side_loads_no_sphinx():
     """The kernel imports this module through its IPython extension; Sphinx would slow every lesson's start."""
     code = (

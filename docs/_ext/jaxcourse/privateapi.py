@@ -105,3 +105,23 @@ def delay_timed_flushes(stream: Any, seconds: float) -> bool:
         return False
     setattr(stream, _FLUSH_INTERVAL, seconds)
     return True
+
+
+# --- Python's os, in the kernel --------------------------------------------------------------------------
+
+
+def run_before_os_exit(before: Any) -> None:
+    """Call ``before()`` when the process ends by ``os._exit``, then exit with its status.
+
+    ``os._exit`` runs no exit handler, so a kernel that a library ends with it would leave no trace; the
+    function is replaced in the running process. Public instead: ``atexit``, which ``os._exit`` skips.
+    """
+    import os
+
+    exit_now = os._exit
+
+    def exit_after(status: int) -> None:
+        before()
+        exit_now(status)
+
+    os._exit = exit_after

@@ -19,7 +19,7 @@ import os
 import sys
 import traceback
 
-from ..privateapi import delay_timed_flushes
+from ..privateapi import delay_timed_flushes, run_before_os_exit
 from . import publish
 from .kernel import STDERR_DIR_VARIABLE, crash_file
 
@@ -87,14 +87,12 @@ def leave_a_trail_for_a_crash(shell) -> None:
         trail.flush()
 
     shell.events.register("pre_run_cell", note_cell)
-    exit_now = os._exit
 
-    def exit_with_stack(status: int) -> None:
+    def dump_the_stack() -> None:
         trail.flush()
         faulthandler.dump_traceback(file=trail, all_threads=False)
-        exit_now(status)
 
-    os._exit = exit_with_stack
+    run_before_os_exit(dump_the_stack)
 
 
 def load_ipython_extension(shell) -> None:
