@@ -1,3 +1,2 @@
-"""Running a page and reading what its kernel recorded: the parser, the record, every failure
-located, the change report's comparison, the scheduling of pages over processes.
-"""
+"""Running a page and reading what its kernel recorded: the parser, the record, every failure located, the change
+report's comparison, the scheduling of pages over processes."""

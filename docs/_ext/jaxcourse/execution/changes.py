@@ -1,21 +1,8 @@
-"""What changed in this build's recordings since an earlier site: the change report.
+"""What changed in this build's recordings (``recordings.json``) since an earlier site: the change report.
 
-Every build publishes ``recordings.json``: per executed page (lessons and
-notebook pages under docs/ alike), the run stamp, what each code cell showed
-(with its line in the page, a hash of its code, and the patterns of the values
-in it that vary) and a hash of each figure it drew. Comparing two of them
-gives, per page: stamp changes (JAX, jaxlib, Python, device), every cell
-output that changed as a unified diff located by line, figures whose bytes
-changed, and pages added or removed.
-
-Values that vary from run to run (timings) are the only thing exempt: a cell
-declares their pattern (``:varies: <regex>``), every match is compared as
-``<varies>``, and everything else the cell showed is diffed. A cell whose only
-differences are inside such values is counted, not diffed. (A cell tagged
-``varies`` without a pattern, the older form, has all of its numbers masked.)
-
-The report is shown three ways: a console summary (printed by ``sitebuild``),
-``_build/changes.json``, and the site page "What changed in this build".
+Per page: stamp changes, each cell output that changed as a unified diff located by line, changed figures, and
+pages added or removed. Values a cell declares as varying (``:varies: <regex>``; the older ``varies`` tag masks
+every number) compare as ``<varies>``, and a cell that differs only in them is counted, not diffed.
 """
 
 from __future__ import annotations
@@ -24,6 +11,7 @@ import collections
 import dataclasses
 import difflib
 import hashlib
+import itertools
 import json
 import re
 from collections.abc import Collection
@@ -96,8 +84,8 @@ def write_recordings(path: Path, pages: dict[str, dict]) -> None:
 def load_recordings(location: str | Path) -> dict[str, dict] | None:
     """The pages of an earlier site's recordings.json (a site folder or the file), or None if absent.
 
-    Format 1 (before notebook pages outside lessons/ were recorded) held lessons only, without
-    varies patterns; its cells tagged varies mask their numbers, as they did then.
+    Format 1 (before notebook pages outside lessons/ were recorded) held lessons only, without varies patterns;
+    its cells tagged varies mask their numbers, as they did then.
     """
     path = Path(location)
     if path.is_dir():
@@ -108,13 +96,9 @@ def load_recordings(location: str | Path) -> dict[str, dict] | None:
         data = json.loads(path.read_text(encoding="utf-8"))
     except ValueError:
         return None
-    if not isinstance(data, dict):
+    if not isinstance(data, dict) or data.get("format") not in (1, FORMAT):
         return None
-    if data.get("format") == 1:
-        return data["lessons"]
-    if data.get("format") != FORMAT:
-        return None
-    return data["pages"]
+    return data["lessons"] if data["format"] == 1 else data["pages"]
 
 
 @dataclasses.dataclass
@@ -158,8 +142,7 @@ class ChangeReport:
     def summary(self) -> str:
         """One line, e.g. '22 pages unchanged; transforms-01 changed 2 outputs (lines 88, 140)'.
 
-        A stamp change that several pages share (a JAX upgrade moves them all) is
-        stated once, with how many pages it covers, instead of once per page.
+        A stamp change that several pages share (a JAX upgrade moves them all) is stated once, with its count.
         """
         if self.compared_with is None:
             return "First build: there is no earlier site to compare its recordings with."
@@ -218,8 +201,7 @@ def figure_names(files: list[str]) -> list[str]:
         stem = name.removesuffix(".svg")
         if stem.endswith("-dark") and f"{stem.removesuffix('-dark')}.svg" in files:
             continue
-        twin = f"{stem}-dark.svg"
-        names.append(f"{name} (light and dark)" if twin in files else name)
+        names.append(f"{name} (light and dark)" if f"{stem}-dark.svg" in files else name)
     return names
 
 
@@ -242,10 +224,7 @@ def _compare_cells(old_cells: list[dict], new_cells: list[dict], source: str, pa
     nothing = {"shown": "", "line": None, "tags": []}
     codes = difflib.SequenceMatcher(a=[c["code"] for c in old_cells], b=[c["code"] for c in new_cells], autojunk=False)
     for _, a1, a2, b1, b2 in codes.get_opcodes():
-        olds, news = old_cells[a1:a2], new_cells[b1:b2]
-        for index in range(max(len(olds), len(news))):
-            old = olds[index] if index < len(olds) else nothing
-            new = news[index] if index < len(news) else {**nothing, "line": None}
+        for old, new in itertools.zip_longest(old_cells[a1:a2], new_cells[b1:b2], fillvalue=nothing):
             if old["shown"] == new["shown"]:
                 continue
             patterns = _patterns(new) + [pattern for pattern in _patterns(old) if pattern not in _patterns(new)]
@@ -270,11 +249,9 @@ def compare(old: dict[str, dict] | None, new: dict[str, dict], compared_with: st
         )
     pages = []
     for page_id in sorted(set(old) | set(new)):
-        if page_id not in old:
-            pages.append(PageChanges(page_id, new[page_id]["source"], "added"))
-            continue
-        if page_id not in new:
-            pages.append(PageChanges(page_id, old[page_id]["source"], "removed"))
+        if page_id not in old or page_id not in new:
+            status, entry = ("added", new[page_id]) if page_id not in old else ("removed", old[page_id])
+            pages.append(PageChanges(page_id, entry["source"], status))
             continue
         before, after = old[page_id], new[page_id]
         page = PageChanges(page_id, after["source"], "unchanged")

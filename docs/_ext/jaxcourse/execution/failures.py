@@ -1,19 +1,12 @@
-"""Every problem of an executed page's run, as one located message each.
+"""Every problem of an executed page's run, as one located message each (a dead kernel: ``parser``).
 
-A failed run is reported at the line of the statement that failed (the kernel
-records it; the reader recorded where each cell's code starts). So are the
-other ways a run can go wrong: a cell given ``:raises: Name`` that raised
-nothing or something else, an output the page refused or that went over the output limit (found
-by the render plugin), a ``varies`` pattern that is wrong for what its cell
-showed, and a disagreement between the course's reading of the page and
-myst-nb's. A kernel that died is reported by ``jaxcourse.execution.parser``.
-
-Every message goes through Sphinx's logger with the page and line as its
-location, so the console shows ``<file>:<line>: ERROR: <message>`` once.
+A failed run is reported at the line of the statement that failed: the kernel records it, and the reader
+recorded where each cell's code starts.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -21,59 +14,55 @@ from sphinx.application import Sphinx
 
 from ..output.render import ExecutedRun, size_text, strip_ansi, without_machine_paths
 from ..source import pages
+from ..source.lessonsource import Paragraph
 from ..source.located import report
 from . import changes, record
 
 
 def report_run(app: Sphinx, page: pages.Page, run: ExecutedRun, kernel: record.KernelRecord, exec_data: dict) -> bool:
     """Report every problem of this run; True if there was any."""
-    docname = page.docname
-    found = False
-    for problem in page.problems:
-        report(docname, problem.line, problem.message, subtype="source")
-        found = True
-    for index, message in run.problems:
+
+    def at(index: int) -> int:
         cell = kernel.cell(index)
-        report(docname, cell.line if cell else 1, message, subtype="output")
-        found = True
-    for index, limit in run.oversized.items():
-        cell = kernel.cell(index)
-        report(
-            docname,
-            cell.line if cell else 1,
+        return cell.line if cell else 1
+
+    problems = [(problem.line, problem.message, "source") for problem in page.problems]
+    problems += [(at(index), message, "output") for index, message in run.problems]
+    problems += [
+        (
+            at(index),
             f"this cell's output is {size_text(run.sizes[index])}, over the page's limit of {size_text(limit)}; "
             "print less, or raise the limit with 'execution: {output_limit: BYTES}' in the front matter",
-            subtype="output",
+            "output",
         )
-        found = True
-    for index, message in kernel.unmet_raises:
-        cell = kernel.cell(index)
-        report(docname, cell.line if cell else 1, message)
-        found = True
+        for index, limit in run.oversized.items()
+    ]
+    problems += [(at(index), message, "exec") for index, message in kernel.unmet_raises]
     notes = stderr_notes(run, kernel)
     if page.settings.stderr == "fail":
-        for line, text in notes:
-            report(
-                docname,
-                line,
-                f"this cell wrote to stderr: {text!r}; fix what it reports, or, if it is noise the reader need not "
-                "see, tag the cell remove-stderr",
-                subtype="stderr",
-            )
-            found = True
+        fix = "fix what it reports, or, if it is noise the reader need not see, tag the cell remove-stderr"
+        problems += [(line, f"this cell wrote to stderr: {text!r}; {fix}", "stderr") for line, text in notes]
     else:
         page.warnings = [{"line": line, "stderr": text} for line, text in notes]
-    if not exec_data.get("succeeded", True) or kernel.unexpected_error is not None:
+    failed = not exec_data.get("succeeded", True) or kernel.unexpected_error is not None
+    if not failed:
+        problems += _check_problems(page, kernel) + _varies_problems(run, kernel)
+    for line, message, subtype in problems:
+        report(page.docname, line, message, subtype=subtype)
+    if failed:
         _report_failed_cell(app, page, kernel, exec_data)
-        return True
-    found |= _report_checks(page, kernel)
+    return failed or bool(problems)
+
+
+def _varies_problems(run: ExecutedRun, kernel: record.KernelRecord) -> list[tuple[int, str, str]]:
+    """A cell's ``varies`` patterns must each match what it showed."""
+    problems = []
     for cell in kernel.cells:
         patterns = changes.varying_patterns(cell.metadata, cell.tags)
         shown = "".join(text for _, text in run.shown.get(cell.index, []))
         if patterns and (problem := changes.pattern_problem(patterns, shown)):
-            report(docname, cell.line, problem, subtype="varies")
-            found = True
-    return found
+            problems.append((cell.line, problem, "varies"))
+    return problems
 
 
 #: Where Python's warnings module says a warning came from, once the cell's file is ``<cell>``.
@@ -98,9 +87,9 @@ def stderr_notes(run: ExecutedRun, kernel: record.KernelRecord) -> list[tuple[in
     return notes
 
 
-def _report_checks(page: pages.Page, kernel: record.KernelRecord) -> bool:
+def _check_problems(page: pages.Page, kernel: record.KernelRecord) -> list[tuple[int, str, str]]:
     """Each exercise check must fail on the untouched scaffold (with an AssertionError) and pass on the solution."""
-    found = False
+    problems = []
     results = {(result["label"], result["against"]): result for result in kernel.check_results}
     for check in page.checks:
         scaffold = results.get((check.label, "scaffold"))
@@ -124,9 +113,8 @@ def _report_checks(page: pages.Page, kernel: record.KernelRecord) -> bool:
                 f"{solution['error']}: {solution['message']}"
             )
         if problem:
-            report(page.docname, check.exercise_line, problem, subtype="check")
-            found = True
-    return found
+            problems.append((check.exercise_line, problem, "check"))
+    return problems
 
 
 def how_to_show(page: pages.Page, ename: str) -> str:
@@ -192,8 +180,6 @@ JAX_TRACER_ERRORS = {
 
 def failing_assert(source: str, line_in_cell: int | None) -> str | None:
     """The assert statement of ``source`` (a cell) on ``line_in_cell``, on one line; None if there is none."""
-    import ast
-
     if line_in_cell is None:
         return None
     try:
@@ -227,8 +213,6 @@ def _prose_before(page: pages.Page, cell_line: int) -> str:
     """The paragraph of the page's text that ends just before the cell's fence, if any."""
     if page.source is None:
         return ""
-    from ..source.lessonsource import Paragraph
-
     before = [block for block in page.source.blocks if isinstance(block, Paragraph) and block.line < cell_line]
     if not before:
         return ""

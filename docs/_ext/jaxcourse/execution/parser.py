@@ -1,19 +1,9 @@
 """myst-nb's Sphinx parser, with a kernel that dies reported as one located message.
 
-myst-nb's executors catch a cell that raised or ran past its timeout; a kernel
-that dies (``os._exit``, a segfault in compiled code, the out-of-memory killer)
-raises nbclient's ``DeadKernelError`` out of the parser, and Sphinx would stop
-with its own traceback. This parser (registered with Sphinx's documented
-``add_source_parser(..., override=True)`` for myst-nb's format) catches it and
-reports, at the page's file and line:
-
-- the cell that was running: the kernel notes each cell it starts in a file
-  (``jaxcourse.runtime.ipython``), which outlives the process;
-- how the process ended, from the kernel provisioner (``LAST_EXIT``);
-- the statement that was running, where the kernel left its Python stack in
-  that file (on a fatal signal and on ``os._exit``; not on SIGKILL).
-
-The page is left as a stub; the build fails, so the last good site stays.
+A dead kernel (``os._exit``, a segfault, the out-of-memory killer) raises nbclient's ``DeadKernelError`` out of
+myst-nb's parser, and Sphinx would stop with its own traceback. This parser reports it at the cell that was
+running, which the kernel notes in a file that outlives it (``runtime.ipython``), with its statement where the
+kernel left its Python stack there (not on SIGKILL) and how the process ended (``provisioner.LAST_EXIT``).
 """
 
 from __future__ import annotations
@@ -65,14 +55,8 @@ def dead_kernel_message(page: pages.Page | None, stderr_dir: Path) -> tuple[int,
     notebook = page.notebook if page else None
     if notebook is None or digest is None:
         return 1, f"the kernel died while this page ran ({how}); which cell ran is not known"
-    running = next(
-        (
-            index
-            for index, cell in enumerate(notebook.cells)
-            if cell.cell_type == "code" and cell_digest(cell.source) == digest
-        ),
-        None,
-    )
+    digests = [cell_digest(cell.source) if cell.cell_type == "code" else None for cell in notebook.cells]
+    running = digests.index(digest) if digest in digests else None
     cell = next((cell for cell in record.collect_cells(notebook) if cell.index == running), None)
     if cell is None:
         return 1, f"the kernel died while the course runtime started ({how})"
@@ -112,10 +96,9 @@ def ending(status: int | None) -> str:
 def running_line(stack: str) -> int | None:
     """The line of the running cell that was executing, from a faulthandler stack dump, if any.
 
-    The stack lists the most recent call first. The running cell is the outermost
-    ``<module>`` frame in a cell's file; functions it called that were defined in
-    the same cell are frames of the same file further in, and the innermost of
-    those is the statement that was running.
+    The stack lists the most recent call first. The running cell is the outermost ``<module>`` frame in a cell's
+    file; functions it called that were defined in the same cell are frames of the same file further in, and the
+    innermost of those is the statement that was running.
     """
     frames = list(_FRAME.finditer(stack))
     cells = [frame for frame in frames if _CELL_FILE.search(frame["file"])]

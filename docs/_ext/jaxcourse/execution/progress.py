@@ -1,15 +1,7 @@
-"""One console line per executed page as it finishes (``course_progress``, set by ``nox -s docs``).
+"""One console line per executed page as it finishes (``course_progress``): ``[ 3/31] transforms-04: fresh, 4.2 s``.
 
-``[ 3/31] transforms-04: fresh, 4.2 s``: k of n, the page, whether this build's
-kernel ran it or its run came from the cache, and how long its cells ran. A
-build that executes for minutes then shows where it is, page by page, instead
-of nothing until the end. Failures are not repeated here: each is reported
-once, located, by Sphinx's own warning stream.
-
-Sphinx reads documents in forked processes with ``-j``, and holds back their
-log records until a process finishes its whole share; so the lines go straight
-to standard output, and k comes from a counter shared across the forks,
-created in the main process before reading starts.
+Sphinx reads documents in forked processes with ``-j`` and holds back their log records until a process finishes
+its whole share, so the lines go straight to standard output, counted by a counter shared across the forks.
 """
 
 from __future__ import annotations
@@ -20,21 +12,18 @@ from pathlib import Path
 
 from sphinx.application import Sphinx
 
-from ..source.pagesource import executes, is_lesson
+from ..source.pagesource import executes, is_lesson, left_out
 
 _counter: dict[str, object] = {}
 
 
 def executed_documents(app: Sphinx, env, docnames: list[str]) -> list[str]:
     """The documents of ``docnames`` that this build executes (or takes from its shards)."""
-    only = set(app.config.course_only_pages)
-    executed = []
-    for docname in docnames:
-        if only and docname not in only:
-            continue
-        if is_lesson(app, docname) or executes(Path(env.doc2path(docname))):
-            executed.append(docname)
-    return executed
+    return [
+        docname
+        for docname in docnames
+        if not left_out(app, docname) and (is_lesson(app, docname) or executes(Path(env.doc2path(docname))))
+    ]
 
 
 def start_counting(app: Sphinx, env, docnames: list[str]) -> None:

@@ -1,13 +1,7 @@
 """What a notebook's kernel recorded, read from the executed notebook (nbformat).
 
-The hidden setup cell publishes the run stamp and the hidden verdict cell the
-figures the run wrote and the devices it used (``runtime.RECORD_MIME``
-display data). The course's IPython extension publishes, for a cell that
-raised, the line of the cell that raised; the error itself is nbformat's
-structured ``ename``/``evalue``. Cell lines are the ones the reader recorded
-from myst-nb's source map (``reader.cell_lines``). The printed transcript is
-what the page shows under the cells, in order, kept by the render plugin
-(``render.ExecutedRun``).
+The setup and verdict cells, and the course's IPython extension for a cell that raised, publish their records
+as ``runtime.RECORD_MIME`` display data; cell lines are the ones the reader recorded (``reader.cell_lines``).
 """
 
 from __future__ import annotations
@@ -62,8 +56,7 @@ class KernelRecord:
     cells: list[CodeCell] = dataclasses.field(default_factory=list)
     #: (cell index, message): cells given ':raises: Name' that raised nothing, or something else
     unmet_raises: list[tuple[int, str]] = dataclasses.field(default_factory=list)
-    #: notebook index of the last code cell the kernel started, if any
-    last_started: int | None = None
+    last_started: int | None = None  # notebook index of the last code cell the kernel started, if any
     setup_index: int | None = None
     verdict_index: int | None = None
     #: how each exercise check went: runtime.prove_check's records, in order
@@ -132,11 +125,13 @@ def collect(run: ExecutedRun) -> KernelRecord:
         elif VERDICT_TAG in tags:
             record.verdict_index = index
             record.verdict = next((item for item in published if item.get("kind") == "verdict"), None)
-        if cell.get("execution_count") is not None:
+        ran = cell.get("execution_count") is not None
+        if ran:
             record.last_started = index
         record.check_results += [item for item in published if item.get("kind") == "check"]
         raised = [item for item in published if item.get("kind") == "error"]
         errors = [output for output in cell.get("outputs", []) if output.get("output_type") == "error"]
+        first = len(record.errors)
         for number, output in enumerate(errors):
             kernel_record = raised[number] if number < len(raised) else {}
             record.errors.append(
@@ -149,10 +144,8 @@ def collect(run: ExecutedRun) -> KernelRecord:
                     list(kernel_record.get("classes") or [output.get("ename", "")]),
                 )
             )
-        ran = cell.get("execution_count") is not None
         expected = cell.get("metadata", {}).get(RAISES_OPTION)
-        raised_here = record.errors[-len(errors) :] if errors else []
-        if expected and ran and (problem := unmet_raises(str(expected), raised_here)):
+        if expected and ran and (problem := unmet_raises(str(expected), record.errors[first:])):
             record.unmet_raises.append((index, problem))
     if record.stamp is not None and record.verdict is not None:
         record.stamp = {**record.stamp, **{field: record.verdict.get(field) for field in DEVICE_FIELDS}}

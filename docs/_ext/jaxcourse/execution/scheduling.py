@@ -1,15 +1,7 @@
-"""Balance lesson execution across Sphinx's parallel reading processes.
+"""Balance page execution across Sphinx's parallel reading processes (``-j N``).
 
-With ``-j N`` Sphinx reads the outdated documents in several processes, each
-lesson running its kernel inside the process that reads it. Left in name
-order, one process can get most of the lessons while another reads prose
-pages. Sphinx's documented ``env-before-read-docs`` event lets an extension
-reorder the documents; this module orders them so that each process gets a
-similar share of the expected execution time.
-
-How Sphinx splits the ordered list among processes is not documented; that
-knowledge is confined to :func:`jaxcourse.privateapi.sphinx_read_chunks`, and
-``tests/test_scheduling.py`` checks it against a real parallel build.
+At ``env-before-read-docs`` the documents are reordered so that each process gets a similar share of the
+expected execution time. How Sphinx splits the list is not documented: :func:`privateapi.sphinx_read_chunks`.
 """
 
 from __future__ import annotations
@@ -50,9 +42,8 @@ def expected_seconds(app: Sphinx, env, docname: str, hints: dict[str, float]) ->
 def plan(docnames: list[str], nproc: int, cost: dict[str, float]) -> list[str]:
     """``docnames`` reordered so that Sphinx's chunks finish together.
 
-    The first ``nproc`` chunks start at once; each later one starts when a process is
-    free, so the cheapest documents (prose pages cost nothing) fill those later chunks,
-    and the rest go, longest first, to the least loaded of the first chunks with room.
+    The first ``nproc`` chunks start at once; each later one starts when a process is free, so the cheapest
+    documents fill those later chunks, and the rest go, longest first, to the least loaded first chunk with room.
     """
     sizes = [len(chunk) for chunk in sphinx_read_chunks(docnames, nproc)]
     bins: list[list[str]] = [[] for _ in sizes]

@@ -1,18 +1,10 @@
 """Small markup fixes that axe-core asks for, applied to each page's HTML before it is written.
 
-- Sphinx writes toctree captions as ``role="heading"`` without the
-  ``aria-level`` that role requires; they appear in the page and in furo's
-  sidebar.
-- Code blocks and outputs can scroll sideways, so keyboard users must be able
-  to focus them (``tabindex="0"``). So can display equations and tables on a
-  narrow screen: their scrolling wrappers (furo's ``math-wrapper`` and
-  ``table-wrapper``) take focus too, as a ``group`` named "Equation" or by the
-  table's caption ("Table" without one), so a screen reader says what the
-  focused box holds.
-
-Sphinx offers no hook for either attribute, so the fix edits the rendered HTML
-that ``html-page-context`` documents (``body``, ``toc``) and, in one function,
-the sidebar that furo renders into its own context key.
+Toctree captions get the ``aria-level`` that their ``role="heading"`` requires (in the page and in furo's
+sidebar). Code blocks and outputs can scroll sideways, so keyboard users must be able to focus them
+(``tabindex="0"``); so can the scrolling wrappers of display equations and tables, as a ``group`` named
+"Equation" or by the table's caption. Sphinx offers no hook for either attribute, so the fix edits the HTML
+that ``html-page-context`` documents (``body``, ``toc``) and, in one function, furo's sidebar.
 """
 
 from __future__ import annotations
@@ -33,10 +25,9 @@ DOCUMENTED_KEYS = ("body", "toc")
 
 
 def on_html_page_context(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
-    keys = [key for key in DOCUMENTED_KEYS if isinstance(context.get(key), str)]
-    sidebar = furo_sidebar_key(context)
-    for key in [*keys, *([sidebar] if sidebar else [])]:
-        context[key] = _CAPTION.sub(r'\1 aria-level="2"', context[key])
+    for key in (*DOCUMENTED_KEYS, furo_sidebar_key(context)):
+        if key and isinstance(context.get(key), str):
+            context[key] = _CAPTION.sub(r'\1 aria-level="2"', context[key])
     if isinstance(context.get("body"), str):
         context["body"] = label_scrolling_wrappers(_PRE.sub('<pre tabindex="0"', context["body"]))
 
@@ -48,10 +39,8 @@ def label_scrolling_wrappers(body: str) -> str:
         name = "Equation"
         if match["kind"] == "table":
             caption = _TABLE_CAPTION.match(body, match.end() + 1)
-            text = ""
-            if caption:
-                text = html.unescape(" ".join(_TAG.sub(" ", caption["caption"]).split())).rstrip("¶#").strip()
-            name = html.escape(text or "Table", quote=True)
+            text = html.unescape(" ".join(_TAG.sub(" ", caption["caption"]).split())) if caption else ""
+            name = html.escape(text.rstrip("¶#").strip() or "Table", quote=True)
         return f'{match[0]} tabindex="0" role="group" aria-label="{name}"'
 
     return _WRAPPER.sub(focusable, body)

@@ -1,11 +1,8 @@
 """``{func}`jax.jit```, ``{class}`jax.Array``` and the other Python roles link to the JAX API documentation.
 
-The JAX docs write them everywhere, and a ported page would otherwise show
-unlinked code. They resolve offline, by a rule rather than an inventory: the
-JAX documentation gives every public name a page of its own,
-``_autosummary/<name>.html`` (a module, ``<name>.html``), under the address of
-the version this build runs (``course_jax_api_url``). A name outside ``jax``
-stays unlinked code, as Sphinx leaves any reference it cannot resolve.
+They resolve offline, by a rule rather than an inventory: the JAX documentation gives every public name a
+page of its own, ``_autosummary/<name>.html`` (a module, ``<name>.html``), under the address of the version
+this build runs (``course_jax_api_url``). A name outside ``jax`` stays unlinked code, as Sphinx leaves it.
 """
 
 from __future__ import annotations
@@ -35,12 +32,6 @@ def link_jax_names(app: Sphinx, env, node: nodes.Element, contnode: nodes.Elemen
     if node.get("refdomain") != "py" or node.get("reftype") not in ROLES or not is_jax_name(name):
         return None
     jax_version = version("jax")
-    reference = nodes.reference(
-        "",
-        "",
-        internal=False,
-        refuri=api_url(app.config.course_jax_api_url, name, node["reftype"], jax_version),
-        reftitle=f"{name} in the JAX {jax_version} API documentation",
-    )
-    reference += contnode
-    return reference
+    refuri = api_url(app.config.course_jax_api_url, name, node["reftype"], jax_version)
+    title = f"{name} in the JAX {jax_version} API documentation"
+    return nodes.reference("", "", contnode, internal=False, refuri=refuri, reftitle=title)

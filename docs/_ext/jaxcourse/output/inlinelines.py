@@ -1,9 +1,8 @@
 """References, roles and math inside a paragraph report their own line.
 
-myst-parser gives a paragraph (or caption, or title) the line it starts on, and
-the inline nodes inside it none, so Sphinx would report a broken reference on a
-paragraph's third line at its first. The paragraph's text keeps each line break
-as a newline, so counting the newlines before an inline node gives its line.
+myst-parser gives a paragraph (or caption, or title) the line it starts on and its inline nodes none, so
+Sphinx would report a broken reference on a paragraph's third line at its first. The paragraph's text keeps
+each line break as a newline, so counting the newlines before an inline node gives its line.
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
 """The site's own math font: STIX Two Math, subset to what the site's formulas use.
 
-Browsers set MathML with the OpenType MATH table of the font they draw it in:
-it holds the stretched sizes of parentheses and brackets, and the spacing of
-fractions, scripts and radicals. Few readers have such a font installed, so
-the site serves one. The font is STIX Two Math (SIL Open Font License 1.1),
-taken from the pinned ``ziamath`` package, which ships it; at the end of each
-build, ``fontTools`` keeps only the glyphs of the characters the site's
-formulas use (collected per page at ``doctree-read``, so incremental builds
-keep every page's) plus their MATH variants, and writes it as WOFF2 into the
-site's ``_static`` folder. Equal characters give byte-identical files.
+Browsers set MathML with the OpenType MATH table of the font they draw it in (stretched brackets, the
+spacing of fractions, scripts and radicals), and few readers have such a font, so the site serves one: STIX
+Two Math (SIL Open Font License 1.1), which the pinned ``ziamath`` ships. The characters of each page's
+formulas are collected at ``doctree-read`` (so incremental builds keep every page's); at the end of the
+build ``fontTools`` keeps only their glyphs and MATH variants, written as WOFF2 into ``_static``.
 """
 
 from __future__ import annotations

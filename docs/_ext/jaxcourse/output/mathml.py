@@ -1,31 +1,13 @@
-"""Render math to MathML at build time: every formula the JAX docs use, no script, no network.
+"""Render math to MathML at build time (Sphinx's HTML math renderer ``mathml``): no script, no network.
 
-Registered as Sphinx's HTML math renderer ``mathml``. LaTeX becomes a MathML
-element tree through latex2mathml (``convert_to_element``), which knows the
-environments real tutorials use (``array``, ``align``, ``aligned``, ``split``,
-matrices, ``cases``); docutils' own converter refuses several of them. The
-tree is then made safe and portable here:
-
-- Only MathML Core elements and attributes are kept (never an incoming
-  ``style``, ``href`` or ``class``), and the tree is
-  serialized by ElementTree, which escapes text: ``\\text{<script>}`` stays
-  text. A LaTeX command the converter does not know (it would print
-  ``\\foo`` as a variable) and unbalanced braces raise ``MathError``, so a
-  typo fails the build at the formula.
-- MathML Core, which browsers implement, ignores the table attributes that
-  draw rules and align columns (``rowlines``, ``columnlines``,
-  ``columnalign``): rules become CSS borders, and a left or right column
-  becomes ``justify-items`` on its cells (Chromium ignores text-align there). ``\\hline``
-  is read from the LaTeX itself, since the converter places it unreliably.
-- A function name (``\\sin``, ``\\tanh``, ``\\operatorname{diag}``, ...) is followed by
-  U+2061 FUNCTION APPLICATION, which screen readers read as "of", and spaced as TeX
-  spaces ``\\mathop``: a thin space before the name after an ordinary symbol
-  (``W \\tanh``), and after it unless a bracket follows (``\\sin x`` but ``\\exp(x)``).
-  Browsers add no space around ``<mi>sin</mi>`` by themselves (:func:`_apply_functions`).
-- Browsers stretch parentheses and brackets, and set MathML well, only with
-  an OpenType MATH font. The site serves its own: STIX Two Math (SIL Open
-  Font License), subset at the end of the build to the characters the site's
-  formulas use (:func:`write_font`), so every reader sees the same glyphs.
+latex2mathml (``convert_to_element``) knows the environments real tutorials use (``array``, ``align``,
+``split``, matrices, ``cases``), several of which docutils' own converter refuses. Its tree is then made safe
+and portable: only MathML Core elements and attributes are kept, and ElementTree serializes it, escaping text
+(``\\text{<script>}`` stays text); an unknown LaTeX command (the converter would print ``\\foo`` as a variable)
+or unbalanced braces raise ``MathError``, so a typo fails the build at the formula. MathML Core ignores the
+table attributes that draw rules and align columns, so they become CSS (:func:`_draw_table_rules`). A function
+name is followed by U+2061 FUNCTION APPLICATION and spaced as TeX spaces ``\\mathop`` (:func:`_apply_functions`).
+The site serves its own OpenType MATH font, which browsers need to stretch brackets (``mathfont``).
 """
 
 from __future__ import annotations
@@ -68,6 +50,9 @@ _TABLE_ENVIRONMENTS = re.compile(
     r"cases|split)\}"
 )
 _ENVIRONMENT = re.compile(r"\\begin\{([^}]*)\}")
+_ARGUMENT = re.compile(r"\s*\{")
+#: The \hline rules (and the space around them) that open a row.
+_HLINES = re.compile(r"\s*((?:\\hline\s*)*)")
 #: Every environment the converter draws as rows (after the aliases above).
 _KNOWN_ENVIRONMENTS = {
     "array", "matrix", "matrix*", "pmatrix", "pmatrix*", "bmatrix", "bmatrix*", "Bmatrix", "Bmatrix*", "vmatrix",
@@ -134,12 +119,9 @@ def _prepare(latex: str) -> tuple[str, list[tuple[set[int], bool] | None]]:
 
 def _skip_argument(text: str, start: int) -> int:
     """The index after the {column spec} that follows \\begin{array}."""
-    index = start
-    while index < len(text) and text[index].isspace():
-        index += 1
-    if index < len(text) and text[index] == "{":
+    if opening := _ARGUMENT.match(text, start):
         depth = 0
-        for index in range(index, len(text)):  # noqa: B020 - continues the scan
+        for index in range(opening.end() - 1, len(text)):
             depth += {"{": 1, "}": -1}.get(text[index], 0)
             if depth == 0:
                 return index + 1
@@ -152,14 +134,10 @@ def _take_hlines(body: str) -> tuple[set[int], bool, str]:
     above: set[int] = set()
     kept = []
     for index, row in enumerate(rows):
-        stripped = row.lstrip()
-        had_rule = False
-        while stripped.startswith(r"\hline"):
-            stripped = stripped[len(r"\hline") :].lstrip()
-            had_rule = True
-        if had_rule:
+        rules = _HLINES.match(row)
+        if rules[1]:
             above.add(index)
-        kept.append(stripped)
+        kept.append(row[rules.end() :])
     below = False
     if len(kept) > 1 and not kept[-1].strip():  # a final '\\ \hline': a rule under the last row
         below = (len(rows) - 1) in above
@@ -182,11 +160,10 @@ def _clean(element: ET.Element) -> None:
     if element.tail:
         element.tail = html.unescape(element.tail)
     for child in list(element):
-        child.tag = child.tag.split("}")[-1]
-        if child.tag not in ELEMENTS:
+        if child.tag.split("}")[-1] in ELEMENTS:
+            _clean(child)
+        else:
             element.remove(child)  # never emitted by the converter; dropped, not trusted
-            continue
-        _clean(child)
 
 
 #: U+2061 FUNCTION APPLICATION: invisible, it tells a reader that the name before it applies to what follows.
@@ -252,11 +229,6 @@ def _apply_functions(tree: ET.Element) -> None:
 _ALIGN_MARGIN = {"left": "justify-items: start", "right": "justify-items: end"}
 
 
-def _align(cell: ET.Element, align: str) -> None:
-    """Align a table cell's content left or right (centred is the default)."""
-    _style(cell, _ALIGN_MARGIN[align])
-
-
 def _style(element: ET.Element, declaration: str) -> None:
     existing = element.get("style", "")
     element.set("style", f"{existing}; {declaration}" if existing else declaration)
@@ -273,19 +245,15 @@ def _draw_table_rules(tree: ET.Element, hlines: list[tuple[set[int], bool] | Non
         for row_index, row in enumerate(rows):
             for column, cell in enumerate(child for child in row if child.tag == "mtd"):
                 align = cell.get("columnalign") or (aligns[min(column, len(aligns) - 1)] if aligns else None)
-                if align in _ALIGN_MARGIN:
-                    _align(cell, align)
+                if align in _ALIGN_MARGIN:  # centred is the default
+                    _style(cell, _ALIGN_MARGIN[align])
                 if column < len(lines) and lines[column] in ("solid", "dashed"):
                     _style(cell, f"border-right: {RULE}")
                 if rule and row_index in rule[0]:
                     _style(cell, f"border-top: {RULE}")
                 if rule and rule[1] and row_index == len(rows) - 1:
                     _style(cell, f"border-bottom: {RULE}")
-                for name in TABLE_ATTRIBUTES:
-                    cell.attrib.pop(name, None)
-        for name in TABLE_ATTRIBUTES:
-            table.attrib.pop(name, None)
-    for element in tree.iter():
+    for element in tree.iter():  # the tables, their cells and anything else the converter gave them to
         for name in TABLE_ATTRIBUTES:
             element.attrib.pop(name, None)
 

@@ -1,13 +1,9 @@
 """What a page loads and how heavy its markup is.
 
-Stylesheets: myst-nb's own is left out; the course's course.css styles the cells.
-
-myst-nb adds ``mystnb.<hash>.css`` to every page (43 KB, most of it 256-colour
-ANSI classes) and offers no setting to leave it out under Sphinx. The
-``css_files`` list that ``html-page-context`` hands to the template is
-documented; the file name of each entry is not, so that knowledge is confined
-to :func:`stylesheet_name`, checked against Sphinx 9.0.4 by
-tests/test_units.py.
+myst-nb adds ``mystnb.<hash>.css`` (43 KB, most of it 256-colour ANSI classes) to every page, with no setting
+to leave it out under Sphinx; the course's course.css styles the cells instead. The ``css_files`` list that
+``html-page-context`` hands to the template is documented, the file name of an entry is not: that knowledge is
+confined to :func:`stylesheet_name`, checked against Sphinx 9.0.4 by tests/test_units.py.
 """
 
 from __future__ import annotations

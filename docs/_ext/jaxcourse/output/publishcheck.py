@@ -1,14 +1,9 @@
 """No image the site publishes loads from outside, and no SVG can run script: checked where used, and at the end.
 
-SVG outputs are cleaned as they are rendered (``jaxcourse.output.render``), but Sphinx
-also copies the lessons' figures, and any image a page references, into the
-site as they are. At ``doctree-read`` an image with another site's address
-fails the build at its line, and every SVG file a page shows (a
-``{figure}``, its dark twin, ``![alt](file.svg)``) is read with
-``jaxcourse.output.safesvg``: one that holds a script, an event handler, an outside
-reference or entities fails the build at the line that shows it. At
-``build-finished`` every ``.svg`` under the output folder is read the same
-way, so nothing that reached the site another way slips through.
+SVG outputs are cleaned as they are rendered, but Sphinx copies the lessons' figures, and any image a page
+references, into the site as they are. So at ``doctree-read`` an image with another site's address, or an SVG
+file a page shows that ``jaxcourse.output.safesvg`` finds unsafe, fails the build at its line; at
+``build-finished`` every ``.svg`` under the output folder is read the same way.
 """
 
 from __future__ import annotations
@@ -36,7 +31,8 @@ def _summary(found: list[str]) -> str:
     return found[0] + (f" (and {len(found) - 1} more)" if len(found) > 1 else "")
 
 
-def _line(node: nodes.Element) -> int:
+def node_line(node: nodes.Element) -> int:
+    """The line a node (or else its parent) comes from, or 1."""
     return node.line or (node.parent.line if node.parent is not None else None) or 1
 
 
@@ -50,7 +46,7 @@ def check_shown_images(app: Sphinx, doctree: nodes.document) -> None:
         if uri.startswith("//") or (":" in uri.split("/", 1)[0] and not uri.startswith("data:")):
             report(
                 app.env.docname,
-                _line(node),
+                node_line(node),
                 f"the image {uri} would load from another site, and a page loads nothing from outside: copy the "
                 "file beside the page and show it by its path (nox -s port copies local images and drops remote ones)",
                 subtype="image",
@@ -63,7 +59,7 @@ def check_shown_images(app: Sphinx, doctree: nodes.document) -> None:
         if path.is_file() and (found := _svg_problems(path)):
             report(
                 app.env.docname,
-                _line(node),
+                node_line(node),
                 f"{uri} holds {_summary(found)}; the site publishes no SVG that can run script or load from outside",
                 subtype="svg",
             )

@@ -1,13 +1,10 @@
 """Raw HTML in a page's text is refused: prose is input too, and pull requests bring it.
 
-A page's outputs are sanitized (``jaxcourse.output.sanitize``); its text would reach
-the page as written, through a raw HTML block, inline HTML or the ``{raw}``
-directive: ``<img onerror>``, ``<script>``, ``<iframe>``. So neither the
-checker nor the build lets it through. Each is reported at its line with the
-MyST markup that says the same thing. The checker reads the source with
-myst-parser's tokens (:func:`find`); the build looks for raw nodes in the
-doctree that the course's own renderer did not make (:func:`refuse_in_doctree`),
-and removes them, so even a build that goes on publishes none.
+Outputs are sanitized, but a page's text would reach the page as written (a raw HTML block, inline HTML, the
+``{raw}`` directive: ``<img onerror>``, ``<script>``). Each is reported at its line with the MyST markup that
+says the same thing: the checker reads the source with myst-parser's tokens (:func:`find`); the build reports
+and removes raw nodes that the course's renderer did not make (:func:`refuse_in_doctree`), so even a build
+that goes on publishes none.
 """
 
 from __future__ import annotations
@@ -142,6 +139,7 @@ def find_in_page(text: str) -> list[RawHtml]:
 def refuse_in_doctree(app, doctree: nodes.document) -> None:
     """At doctree-read: report and remove every raw node the course's renderer did not make."""
     from ..source.located import report
+    from .publishcheck import node_line
     from .render import OUTPUT_MARK
 
     docname = app.env.docname
@@ -152,8 +150,7 @@ def refuse_in_doctree(app, doctree: nodes.document) -> None:
         if is_comment(node.astext()):
             node.parent.remove(node)
             continue
-        line = node.line or (node.parent.line if node.parent is not None else None) or 1
-        if line not in reported:  # '<b>' and '</b>' on one line: one message
+        if (line := node_line(node)) not in reported:  # '<b>' and '</b>' on one line: one message
             reported.add(line)
             report(docname, line, message(node.astext().strip() or "{raw}"), subtype="raw-html")
         node.parent.remove(node)

@@ -1,22 +1,13 @@
-"""The course's myst-nb render plugin (``nb_render_plugin = "jaxcourse"``).
+"""The course's myst-nb render plugin (``nb_render_plugin = "jaxcourse"``, a ``myst_nb.renderers`` entry point).
 
-myst-nb loads it through its documented ``myst_nb.renderers`` entry point (see
-``pyproject.toml``). It changes how a notebook's outputs become a page:
-
-- An error output shows as ``Type: message``, the shape of ``%xmode minimal``,
-  as plain text: no library frames, no paths of the build machine, and no
-  Pygments traceback lexer to trip over a backtick in JAX's messages.
-- Outputs are untrusted: ``text/html`` is sanitized, ``text/markdown`` is
-  rendered as plain CommonMark and sanitized (``jaxcourse.output.sanitize``),
-  ``application/javascript`` and widget views are refused, and an image needs
-  alt text from myst-nb's image options (cell metadata ``mystnb: {image:
-  {alt: ...}}``). A refused output, or a cell that shows more than the page's
-  output limit, is a problem of the page, reported at the cell's line.
+- An error output shows as plain ``Type: message`` (as ``%xmode minimal``): no library frames, no paths of
+  the build machine, no Pygments traceback lexer to trip over a backtick in JAX's messages.
+- Outputs are untrusted: HTML and markdown are sanitized (``jaxcourse.output.sanitize``), SVG cleaned,
+  JavaScript and widget views refused, and an image needs alt text. A refused output, or a cell that shows
+  more than the page's output limit, is a problem of the page, reported at the cell's line.
 - The kernel's records (``runtime.RECORD_MIME``) are never shown.
-- What each cell showed is kept, in page order, with the executed notebook,
-  for the transcript, the recordings and the downloads: stream text, errors as
-  the page shows them, and the ``text/plain`` form of displayed values
-  (``document["jaxcourse_run"]``).
+- What each cell showed is kept, in page order, with the executed notebook (``document["jaxcourse_run"]``),
+  for the transcript, the recordings and the downloads.
 """
 
 from __future__ import annotations
@@ -42,10 +33,7 @@ from . import safesvg, sanitize
 RUN_ATTRIBUTE = "jaxcourse_run"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 #: Outputs a static page cannot show safely: they are code for the reader's browser.
-REFUSED = {
-    "application/javascript": "a JavaScript output",
-    WIDGET_VIEW: "a widget view",
-}
+REFUSED = {"application/javascript": "a JavaScript output", WIDGET_VIEW: "a widget view"}
 #: Set on the raw HTML nodes this renderer made from sanitized outputs: every other raw node came from a
 #: page's text, which the course refuses (``jaxcourse.output.rawhtml``). A directive cannot set this attribute.
 OUTPUT_MARK = "jaxcourse_sanitized_output"
@@ -161,10 +149,9 @@ class CourseRenderer(NbElementRenderer):
         limit = self._output_limit()
         if run.sizes[cell_index] <= limit:
             return None
-        first = cell_index not in run.oversized
-        run.oversized[cell_index] = limit
-        if not first:
+        if cell_index in run.oversized:
             return []
+        run.oversized[cell_index] = limit
         return [nodes.paragraph("", "(output left out: over the page's output limit)", classes=["output-left-out"])]
 
     def render_stdout(self, output, cell_metadata: dict[str, Any], cell_index: int, source_line: int):

@@ -1,17 +1,12 @@
 """SVG that cannot run script or load anything: for SVG outputs, and a last check of every published SVG.
 
-An SVG file is a document: opened by its address (``_images/<sha>.svg``), a
-browser runs its ``<script>``, its event handlers and its ``javascript:``
-links in the site's origin, and fetches what it references. An ``<img>``
-would not, but a reader can always open the image on its own. So an SVG that
-a cell displays is rebuilt from an allow-list (:func:`clean`): the elements
-and attributes matplotlib and other plotting libraries write, references only
-to fragments of the same file (``#clip1``) or to inline raster images, and
-styles with no URL other than a fragment. A document type with an internal
-subset (entities) is refused outright, as is markup that does not parse.
-
-:func:`problems` lists what :func:`clean` would remove; the build runs it on
-every SVG it publishes (the lessons' figures included) and fails on any.
+An SVG file opened by its address (``_images/<sha>.svg``) is a document: a browser runs its ``<script>``, event
+handlers and ``javascript:`` links in the site's origin, and fetches what it references (an ``<img>`` would
+not, but a reader can always open the image on its own). So an SVG a cell displays is rebuilt from an
+allow-list (:func:`clean`): the elements and attributes plotting libraries write, references only to
+fragments of the same file (``#clip1``) or to inline raster images, and styles with no URL but a fragment.
+Entities (a DOCTYPE with an internal subset) and markup that does not parse are refused outright.
+:func:`problems` lists what :func:`clean` would remove; the build runs it on every SVG it publishes.
 """
 
 from __future__ import annotations
@@ -102,6 +97,18 @@ def _attribute_problem(element: str, name: str, value: str) -> str | None:
     return None
 
 
+def _clean_attributes(element: ET.Element, local: str, found: list[str], *, metadata: bool = False) -> None:
+    """Remove the attributes of ``element`` (named ``local``) that are not allowed, recording what went."""
+    for name, value in list(element.attrib.items()):
+        if metadata:
+            problem = None if _split(name)[1] in _METADATA_ATTRIBUTES else f"an attribute {name!r}"
+        else:
+            problem = _attribute_problem(local, name, value)
+        if problem:
+            found.append(problem)
+            del element.attrib[name]
+
+
 def _walk(element: ET.Element, found: list[str], *, in_metadata: bool = False) -> None:
     """Remove from ``element``'s subtree what is not allowed, recording what went."""
     for child in list(element):
@@ -118,14 +125,7 @@ def _walk(element: ET.Element, found: list[str], *, in_metadata: bool = False) -
             found.append(problem)
             element.remove(child)
             continue
-        for name, value in list(child.attrib.items()):
-            if in_metadata and namespace in METADATA:
-                problem = None if _split(name)[1] in _METADATA_ATTRIBUTES else f"an attribute {name!r}"
-            else:
-                problem = _attribute_problem(local, name, value)
-            if problem:
-                found.append(problem)
-                del child.attrib[name]
+        _clean_attributes(child, local, found, metadata=in_metadata and namespace in METADATA)
         _walk(child, found, in_metadata=in_metadata or local == "metadata")
 
 
@@ -141,23 +141,20 @@ def _parse(text: str) -> ET.Element:
     return root
 
 
-def problems(text: str) -> list[str]:
-    """What :func:`clean` would remove from this SVG (empty for a safe one); UnsafeSvg if it cannot clean it."""
+def _cleaned(text: str) -> tuple[ET.Element, list[str]]:
+    """The parsed SVG without what is not allowed, and what went; UnsafeSvg if it cannot be cleaned."""
     root = _parse(text)
     found: list[str] = []
-    for name, value in list(root.attrib.items()):
-        if problem := _attribute_problem("svg", name, value):
-            found.append(problem)
+    _clean_attributes(root, "svg", found)
     _walk(root, found)
-    return found
+    return root, found
+
+
+def problems(text: str) -> list[str]:
+    """What :func:`clean` would remove from this SVG (empty for a safe one); UnsafeSvg if it cannot clean it."""
+    return _cleaned(text)[1]
 
 
 def clean(text: str) -> str:
     """The SVG with only allowed elements, attributes, fragment references and styles; UnsafeSvg if it cannot be."""
-    root = _parse(text)
-    found: list[str] = []
-    for name, value in list(root.attrib.items()):
-        if _attribute_problem("svg", name, value):
-            del root.attrib[name]
-    _walk(root, found)
-    return ET.tostring(root, encoding="unicode")
+    return ET.tostring(_cleaned(text)[0], encoding="unicode")

@@ -1,23 +1,14 @@
 """Make what a cell displayed safe to publish: its HTML, its markdown and the inline styles of both.
 
-A page's outputs are untrusted data. A ``text/html`` output passes through nh3
-(Python bindings to the Rust sanitizer ammonia) with an allow-list: the
-markup libraries really emit stays (``rich``'s styled ``<pre>``, pandas'
-tables, headings, lists, inline colours), and scripts, event handlers,
-iframes, forms, style sheets and every URL that leaves the site go. A
-``text/markdown`` output is rendered as CommonMark with raw HTML turned off,
-then sanitized the same way: it cannot reach MyST's directives.
-
-Inline styles are read as CSS declarations from the attribute's decoded
-value (ammonia hands it over decoded), never from serialized text: each
-property must be on :data:`STYLE_PROPERTIES`, and each value is checked
-token by token, so nothing can load a URL, move the element out of its
-place, or grow it past a bounded size. Text too faint for its background
-is given black or white (:func:`readable_style`). Classes are kept only
-from :data:`CLASSES`, so an output cannot dress itself as a site warning.
-
-SVG, which a browser runs when its address is opened, is ``jaxcourse.output.safesvg``'s.
-Nothing here imports Sphinx, so the unit tests exercise it directly.
+A page's outputs are untrusted data. ``text/html`` passes through nh3 (bindings to the Rust sanitizer
+ammonia) with an allow-list: the markup libraries really emit stays (``rich``'s styled ``<pre>``, pandas'
+tables, inline colours), and scripts, event handlers, iframes, forms, style sheets and every URL that leaves
+the site go. ``text/markdown`` is rendered as CommonMark with raw HTML off, then sanitized the same way, so
+it cannot reach MyST's directives. Inline styles are read as CSS declarations from the attribute's decoded
+value (ammonia hands it over decoded), never from serialized text: each property must be on
+:data:`STYLE_PROPERTIES` and each value is checked token by token, so nothing can load a URL, move the
+element out of its place or grow it past a bounded size. Classes are kept only from :data:`CLASSES`, so an
+output cannot dress itself as a site warning. SVG is ``safesvg``'s. Nothing here imports Sphinx.
 """
 
 from __future__ import annotations
@@ -48,6 +39,7 @@ CLASSES = frozenset({"dataframe"})
 _MAX_LENGTH = {"px": 32.0, "pt": 24.0, "em": 2.0, "rem": 2.0, "ex": 4.0, "ch": 4.0, "%": 200.0, "": 3.0}
 _MAX_WIDTH = {"px": 1200.0, "pt": 900.0, "em": 80.0, "rem": 80.0, "ch": 160.0, "%": 100.0}
 _MAX_RULE = {"px": 4.0, "pt": 3.0, "em": 0.25, "rem": 0.25}
+_RULE_STYLES = {"solid", "dashed", "dotted", "none"}
 #: What rich, pandas and hand-written tables set inline, each with the kind of value it may take:
 #: nothing that can load a URL, position the element, or reach outside the output's box.
 STYLE_PROPERTIES: dict[str, str] = {
@@ -115,12 +107,12 @@ def declarations(style: str) -> list[tuple[str, str]]:
             continue
         current.append(character)
     parts.append("".join(current))
-    pairs = []
-    for part in parts:
-        name, colon, value = part.partition(":")
-        if colon and name.strip() and value.strip():
-            pairs.append((name.strip().lower(), value.strip()))
-    return pairs
+    split = [part.partition(":") for part in parts]
+    return [
+        (name.strip().lower(), value.strip())
+        for name, colon, value in split
+        if colon and name.strip() and value.strip()
+    ]
 
 
 def _length_ok(token: str, limits: dict[str, float]) -> bool:
@@ -130,6 +122,10 @@ def _length_ok(token: str, limits: dict[str, float]) -> bool:
     unit = match["unit"] or ""
     number = float(match["number"])
     return number == 0 or (unit in limits and number <= limits[unit])
+
+
+def _is_keyword(token: str) -> bool:
+    return bool(_KEYWORD.match(token)) and not token.startswith("-")
 
 
 def _value_ok(kind: str, value: str) -> bool:
@@ -145,21 +141,14 @@ def _value_ok(kind: str, value: str) -> bool:
     if kind == "font-family":
         return all(_FONT_NAME.match(name.strip()) for name in value.split(","))
     if kind in ("keywords", "keywords-or-number"):
+        return all(_is_keyword(token) or (kind == "keywords-or-number" and token.isdigit()) for token in tokens)
+    if kind == "rule":
         return all(
-            _KEYWORD.match(token) and not token.startswith("-") or (kind == "keywords-or-number" and token.isdigit())
-            for token in tokens
+            _length_ok(token, _MAX_RULE) or _HEX_COLOUR.match(token) or token in _RULE_STYLES for token in tokens
         )
-    if kind in ("length", "width", "rule"):
-        limits = {"length": _MAX_LENGTH, "width": _MAX_WIDTH, "rule": _MAX_RULE}[kind]
-        for token in tokens:
-            if _length_ok(token, limits):
-                continue
-            if kind == "rule" and (_HEX_COLOUR.match(token) or token in ("solid", "dashed", "dotted", "none")):
-                continue
-            if _KEYWORD.match(token) and not token.startswith("-") and kind != "rule":
-                continue  # normal, auto, small, larger...
-            return False
-        return True
+    if kind in ("length", "width"):  # or a keyword: normal, auto, small, larger...
+        limits = _MAX_LENGTH if kind == "length" else _MAX_WIDTH
+        return all(_length_ok(token, limits) or _is_keyword(token) for token in tokens)
     return False
 
 
@@ -224,9 +213,7 @@ def html(markup: str) -> str:
 
 
 class _ImageCounter(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.without_alt = 0
+    without_alt = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "img" and not (dict(attrs).get("alt") or "").strip():

@@ -1,9 +1,7 @@
-"""A page in no table of contents is reported at its first line, with the two ways out.
+"""A page in no table of contents fails the build at its first line, with the two ways out.
 
-Sphinx's own warning ("document isn't included in any toctree", suppressed in
-conf.py) names no line and no remedy. The same test, at ``env-check-consistency``:
-a page that is not the root, not in a toctree, not included by another page and
-not marked ``orphan: true`` fails the build at line 1 of its file.
+Sphinx's own warning ("document isn't included in any toctree", suppressed in conf.py) names no line and no
+remedy. The same test runs at ``env-check-consistency``.
 """
 
 from __future__ import annotations

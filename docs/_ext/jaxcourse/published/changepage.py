@@ -1,10 +1,8 @@
 """The change report as a site page ("What changed in this build") and as build files.
 
-The ``{change-report}`` directive marks the page; once every executed page has
-been read, its placeholder is filled from this build's recordings compared with the
-earlier site's (``course_compare_to``). At the end of the build the recordings
-are written into the site (``recordings.json``, for the next comparison) and
-the report beside it (``<outdir>/../changes.json``).
+The ``{change-report}`` placeholder is filled, once every executed page has been read, from this build's
+recordings compared with the earlier site's (``course_compare_to``). At the end of the build the recordings
+are written into the site (``recordings.json``, for the next comparison), the report beside it (``changes.json``).
 """
 
 from __future__ import annotations
@@ -19,6 +17,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from ..execution import changes
 from .placeholders import change_report
+from .report import page_link
 
 
 class ChangeReport(SphinxDirective):
@@ -66,16 +65,12 @@ def _render(app: Sphinx, docname: str, report: changes.ChangeReport | None) -> l
         return result
     for page in report.changed:
         section = nodes.container(classes=["page-changes"])
+        if page.status == "removed":
+            name = nodes.Text(page.page)
+        else:  # a link to its page, whose docname is its file without .md or .ipynb
+            name = page_link(app, docname, PurePosixPath(page.source).with_suffix("").as_posix(), page.page)
         title = nodes.paragraph(classes=["page-changes-title"])
-        strong = nodes.strong()
-        if page.status != "removed":
-            link = nodes.reference("", page.page, internal=True)
-            target = PurePosixPath(page.source).with_suffix("").as_posix()  # the docname: no .md or .ipynb
-            link["refuri"] = app.builder.get_relative_uri(docname, target)
-            strong += link
-        else:
-            strong += nodes.Text(page.page)
-        title += strong
+        title += nodes.strong("", "", name)
         title += nodes.Text(f": {changes.describe(page)}")
         section += title
         for change in page.outputs:

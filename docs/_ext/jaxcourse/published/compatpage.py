@@ -1,10 +1,9 @@
 """Show the verdicts of ``nox -s compat`` on the site: a page of lessons × JAX versions, and a line per lesson.
 
-The verdicts are the file ``course_compatibility`` (``_build/compat.json``, written by
-``jaxcourse.tools.compat``). When it is absent the page ``docs/compatibility.md`` is left
-out of the build and the lessons' headers say nothing about other versions. Every
-page that shows the verdicts notes the file as a dependency, so an incremental build
-reads those pages again when the file changes or disappears.
+The verdicts are the file ``course_compatibility`` (``_build/compat.json``, written by ``jaxcourse.tools.compat``).
+Without it, ``docs/compatibility.md`` is left out of the build and the lessons' headers say nothing about
+other versions. Every page that shows the verdicts notes the file as a dependency, so an incremental build
+reads it again when the file changes or disappears.
 """
 
 from __future__ import annotations
@@ -16,14 +15,14 @@ from pathlib import Path
 
 from docutils import nodes
 from packaging.version import Version
-from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.util.docutils import SphinxDirective
 
 from ..source import catalogue
+from .directives import doc_link
 from .placeholders import execution_report
-from .report import table_row
+from .report import build_table, page_link, table_row
 
 #: The page that shows the matrix; built only when the verdicts exist.
 PAGE = "docs/compatibility"
@@ -54,14 +53,6 @@ def leave_out_page_without_verdicts(app: Sphinx, config) -> None:
         config.exclude_patterns = [*config.exclude_patterns, f"{PAGE}.md"]
 
 
-def _doc_link(target_docname: str, text: str, fromdocname: str) -> addnodes.pending_xref:
-    link = addnodes.pending_xref(
-        "", refdomain="std", reftype="doc", reftarget=f"/{target_docname}", refexplicit=True, refdoc=fromdocname
-    )
-    link += nodes.inline("", text)
-    return link
-
-
 def header_line(app: Sphinx, page_id: str, docname: str) -> nodes.paragraph | None:
     """'Checked under other JAX versions: passes on …; fails on …', for a page's header; None without verdicts."""
     path = verdicts_file(app)
@@ -69,18 +60,15 @@ def header_line(app: Sphinx, page_id: str, docname: str) -> nodes.paragraph | No
         return None
     app.env.note_dependency(str(path))
     verdicts = read_verdicts(path)
-    passed = [version for version, pages in verdicts.items() if pages.get(page_id, {}).get("status") == "pass"]
-    failed = [version for version, pages in verdicts.items() if pages.get(page_id, {}).get("status") == "fail"]
-    if not passed and not failed:
-        return None
     parts = []
-    if passed:
-        parts.append(f"passes on JAX {', '.join(passed)}")
-    if failed:
-        parts.append(f"fails on JAX {', '.join(failed)}")
+    for verb, status in (("passes", "pass"), ("fails", "fail")):
+        if found := [version for version, pages in verdicts.items() if pages.get(page_id, {}).get("status") == status]:
+            parts.append(f"{verb} on JAX {', '.join(found)}")
+    if not parts:
+        return None
     line = nodes.paragraph("", "", classes=["compat-versions"])
     line += nodes.Text(f"Checked by nox -s compat: {'; '.join(parts)} (")
-    line += _doc_link(PAGE, "all versions", docname)
+    line += doc_link(PAGE, "all versions", docname)
     line += nodes.Text(").")
     return line
 
@@ -101,24 +89,13 @@ class CompatibilityMatrix(SphinxDirective):
         listed = {page for pages in verdicts.values() for page in pages}
         # Lessons in course order, then the other executed pages by name.
         order = [lesson.id for lesson in lessons if lesson.id in listed] + sorted(listed - set(titles))
-        versions = list(verdicts)
-
-        table = nodes.table(classes=["compat-matrix"])
-        group = nodes.tgroup(cols=len(versions) + 1)
-        table += group
-        group.extend(nodes.colspec(colwidth=1) for _ in range(len(versions) + 1))
-        head = nodes.thead()
-        head += table_row([nodes.Text("Page")] + [nodes.Text(f"JAX {version}") for version in versions])
-        group += head
-        body = nodes.tbody()
+        rows = []
         for page_id in order:
             docname = f"{lessons_dir}/{page_id}" if page_id in titles else page_id
             label = titles.get(page_id, page_id)
-            name = _doc_link(docname, label, self.env.docname) if docname in self.env.found_docs else nodes.Text(label)
-            cells = [name] + [self._verdict(verdicts[version].get(page_id)) for version in versions]
-            body += table_row(cells)
-        group += body
-        return [table]
+            name = doc_link(docname, label, self.env.docname) if docname in self.env.found_docs else nodes.Text(label)
+            rows.append(table_row([name] + [self._verdict(pages.get(page_id)) for pages in verdicts.values()]))
+        return [build_table(["compat-matrix"], ("Page", *(f"JAX {version}" for version in verdicts)), rows)]
 
     @staticmethod
     def _verdict(verdict: dict | None) -> nodes.Node:
@@ -146,9 +123,7 @@ def link_from_report(app: Sphinx, doctree: nodes.document, docname: str) -> None
     for placeholder in doctree.findall(execution_report):
         paragraph = nodes.paragraph()
         paragraph += nodes.Text("The same pages under other JAX versions: ")
-        reference = nodes.reference("", "Which JAX versions this course runs on", internal=True)
-        reference["refuri"] = app.builder.get_relative_uri(docname, PAGE)
-        paragraph += reference
+        paragraph += page_link(app, docname, PAGE, "Which JAX versions this course runs on")
         paragraph += nodes.Text(".")
         placeholder.parent.insert(placeholder.parent.index(placeholder) + 1, paragraph)
 

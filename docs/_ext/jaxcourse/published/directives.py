@@ -66,18 +66,18 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
+def doc_link(docname: str, text: str, fromdocname: str) -> addnodes.pending_xref:
+    """A link to the page ``docname`` from the page ``fromdocname``, as ``{doc}`` makes (resolved when written)."""
+    link = addnodes.pending_xref(
+        "", refdomain="std", reftype="doc", reftarget=f"/{docname}", refexplicit=True, refdoc=fromdocname
+    )
+    link += nodes.inline("", text)
+    return link
+
+
 def _lesson_link(directive: SphinxDirective, lesson: catalogue.Lesson) -> addnodes.pending_xref:
     lessons_dir = directive.config.course_lessons_dir.strip("/")
-    reference = addnodes.pending_xref(
-        "",
-        refdomain="std",
-        reftype="doc",
-        reftarget=f"/{lessons_dir}/{lesson.id}",
-        refexplicit=True,
-        refdoc=directive.env.docname,
-    )
-    reference += nodes.inline("", lesson.meta["title"])
-    return reference
+    return doc_link(f"{lessons_dir}/{lesson.id}", lesson.meta["title"], directive.env.docname)
 
 
 def _lesson_meta(lesson: catalogue.Lesson, details: str) -> nodes.inline:

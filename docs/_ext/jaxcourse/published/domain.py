@@ -6,6 +6,9 @@ from sphinx.domains import Domain
 
 from .pagerecord import PageRecord
 
+#: The data kept per page, by docname.
+_PER_PAGE = ("pages", "fingerprints", "math_characters", "search_prose")
+
 
 class CourseDomain(Domain):
     """Holds each executed page's record of this build, and what the site pages need to re-read."""
@@ -57,23 +60,16 @@ class CourseDomain(Domain):
             self.report_pages.append(docname)
 
     def clear_doc(self, docname: str) -> None:
-        self.pages.pop(docname, None)
-        self.fingerprints.pop(docname, None)
-        self.math_characters.pop(docname, None)
-        self.search_prose.pop(docname, None)
+        for key in _PER_PAGE:
+            self.data[key].pop(docname, None)
         if docname in self.report_pages:
             self.report_pages.remove(docname)
 
     def merge_domaindata(self, docnames, otherdata: dict) -> None:
         for docname in docnames:
-            if docname in otherdata["pages"]:
-                self.pages[docname] = otherdata["pages"][docname]
-            if docname in otherdata["fingerprints"]:
-                self.fingerprints[docname] = otherdata["fingerprints"][docname]
-            if docname in otherdata["math_characters"]:
-                self.math_characters[docname] = otherdata["math_characters"][docname]
-            if docname in otherdata["search_prose"]:
-                self.search_prose[docname] = otherdata["search_prose"][docname]
+            for key in _PER_PAGE:
+                if docname in otherdata[key]:
+                    self.data[key][docname] = otherdata[key][docname]
             if docname in otherdata["report_pages"]:
                 self.note_report_page(docname)
 

@@ -1,24 +1,12 @@
 """Per-lesson downloads: the executed notebook, the MyST source and a starter notebook.
 
-Written into ``<outdir>/_downloads/lessons/`` when the lesson is read, and
-linked from the lesson header; the starter notebooks are also written to one
-folder beside the site (``course_notebooks_dir``), which the Pages workflow
-publishes to a branch that "Open in Colab" links to.
-
-- The **executed notebook** is a notebook a reader can use: its first cell is
-  the run stamp, its markdown is notebook markdown (``notebookmarkdown``: no
-  raw MyST, the figure embedded, links to the hosted pages), its code cells
-  carry this build's outputs (HTML sanitized, errors as ``Type: message``),
-  and the reference solutions are set apart after the exercises.
-- The **starter notebook** holds the lesson's code, with its cell tags (a cell
-  tagged ``raises-exception`` does not stop a run), then each exercise with its
-  scaffold; no solutions. Its first code cell says which JAX the lesson was
-  written for, and what to expect if the reader's differs.
-
-The build's hidden cells (run stamp, verdict, figure drawing) are left out, so
-every notebook runs anywhere JAX does. A lesson that asks for simulated CPU
-devices gets a first cell that asks for them the same way, before anything
-imports JAX.
+Written into ``<outdir>/_downloads/lessons/`` when the lesson is read and linked from the lesson header; the
+starter notebooks also go to ``course_notebooks_dir``, which the Pages workflow publishes to the branch that
+"Open in Colab" links to. The executed notebook has the run stamp first, notebook markdown (no raw MyST),
+this build's outputs as the page shows them, and the reference solutions after the exercises; the starter
+notebook has the lesson's code (with its cell tags), then each exercise with its scaffold, and no solutions.
+The build's hidden cells are left out, so every notebook runs anywhere JAX does; a lesson with simulated CPU
+devices gets a first cell that asks for them the same way, before anything imports JAX.
 """
 
 from __future__ import annotations
@@ -157,28 +145,14 @@ def _split_at_solutions(text: str) -> list[tuple[str, str | None]]:
     """A markdown cell's text in pieces, each with what follows it: 'start <label>', 'end', or None."""
     pieces = []
     position = 0
-    lines = text.splitlines(keepends=True)
-    offsets = [0]
-    for line in lines:
-        offsets.append(offsets[-1] + len(line))
     for match in _SOLUTION.finditer(text):
-        # The directive runs from its opening fence to the closing fence after it.
-        fence = match[1]
-        close = _closing_fence(text, fence, match.end())
-        end = len(text) if close < 0 else text.find("\n", close + 1)
-        end = len(text) if end < 0 else end
+        # The directive runs to the line that closes exactly its opening fence (not a longer one), or to the end.
+        closing = re.compile("\n" + re.escape(match[1]) + r"[ \t]*(?=\n|$)").search(text, match.end())
         marker = f"start {match['label']}" if match["which"] == "start" else "end"
         pieces.append((text[position : match.start()], marker))
-        position = end
+        position = closing.end() if closing else len(text)
     pieces.append((text[position:], None))
     return pieces
-
-
-def _closing_fence(text: str, fence: str, start: int) -> int:
-    """Where the line closing ``fence`` starts (at its newline), or -1: exactly that fence, not a longer one."""
-    closing = re.compile("\n" + re.escape(fence) + r"[ \t]*(?:\n|$)")
-    found = closing.search(text, start)
-    return found.start() if found else -1
 
 
 def executed_notebook(page: pages.Page, run: ExecutedRun, kernel: record.KernelRecord) -> NotebookNode:
@@ -277,18 +251,14 @@ def starter_notebook(page: pages.Page, kernel: record.KernelRecord) -> NotebookN
         check = checks.get(label)
         scaffold = exercisechecks.scaffold_of(source, exercise, solution_line(source, label))
         if scaffold is not None:
-            cells.append(
-                nbformat.v4.new_code_cell(
-                    scaffold.code, metadata={"tags": [exercisechecks.SCAFFOLD_TAG], "exercise": label}
-                )
-            )
+            cells.append(_exercise_cell(scaffold.code, exercisechecks.SCAFFOLD_TAG, label))
         if check is not None:
-            cells.append(
-                nbformat.v4.new_code_cell(
-                    f"{check.function}()", metadata={"tags": [exercisechecks.CHECK_TAG], "exercise": label}
-                )
-            )
+            cells.append(_exercise_cell(f"{check.function}()", exercisechecks.CHECK_TAG, label))
     return nbformat.v4.new_notebook(cells=cells, metadata={"kernelspec": KERNELSPEC})
+
+
+def _exercise_cell(code: str, tag: str, label: str) -> NotebookNode:
+    return nbformat.v4.new_code_cell(code, metadata={"tags": [tag], "exercise": label})
 
 
 def solution_line(source, label: str) -> int:
@@ -350,8 +320,7 @@ def resolve_download_links(app: Sphinx, exception: Exception | None) -> None:
         return
     env = app.env
     documents = {docname: title.astext() for docname, title in env.titles.items()}
-    std = env.get_domain("std")
-    labels = {name: (docname, anchor, title) for name, (docname, anchor, title) in std.labels.items()}
+    labels = dict(env.get_domain("std").labels)
     base_url = app.config.html_baseurl
     targets = list(Path(app.outdir, DOWNLOADS).glob("*.ipynb"))
     if app.config.course_notebooks_dir:

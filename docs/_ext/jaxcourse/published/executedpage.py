@@ -1,12 +1,8 @@
 """Turn an executed page's doctree into the published page, at ``doctree-read``.
 
-Runs after myst-nb has executed the notebook, for every executed page (a
-lesson or a notebook page in docs/): it reports the run's problems
-(``failures``), puts the run stamp under the title (``header``), and records
-the page in the course domain (``pagerecord``) for the execution report,
-execution.json and the change report. For a lesson it also checks the
-figures (``figures``), fills the transcript (``transcript``) and writes the
-downloads (``downloads``).
+For every executed page (a lesson or a notebook page in docs/), after myst-nb has run it: report the run's
+problems, put the run stamp under the title and record the page in the course domain; for a lesson, also
+check the figures, fill the transcript and write the downloads.
 """
 
 from __future__ import annotations

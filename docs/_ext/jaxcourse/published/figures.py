@@ -9,6 +9,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.transforms import SphinxTransform
 
+from ..output.publishcheck import node_line
 from ..runtime.charts import DARK_SUFFIX
 from ..source.located import report
 
@@ -62,7 +63,7 @@ def check_figures(app: Sphinx, docname: str, doctree: nodes.document, drawn: lis
         target = figure_file(app, docname, image)
         if target.parent != figures_dir or not target.exists():
             continue  # a missing file is Sphinx's own "image file not readable" error
-        line = image.line or (image.parent.line if image.parent is not None else None) or 1
+        line = node_line(image)
         if target.name not in drawn:
             report(
                 docname,

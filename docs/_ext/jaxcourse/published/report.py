@@ -26,10 +26,7 @@ def ordered_pages(app: Sphinx) -> list[PageRecord]:
 
 
 def on_doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None:
-    placeholders = list(doctree.findall(execution_report))
-    if not placeholders:
-        return
-    for placeholder in placeholders:
+    for placeholder in list(doctree.findall(execution_report)):
         placeholder.replace_self(_table(app, docname, ordered_pages(app)))
 
 
@@ -43,38 +40,35 @@ def table_row(cells: list[nodes.Node]) -> nodes.row:
     return row
 
 
+def build_table(classes: list[str], head: tuple[str, ...], rows: list[nodes.row]) -> nodes.table:
+    """A docutils table of columns of equal width: a header row of ``head``, then ``rows``."""
+    group = nodes.tgroup(cols=len(head))
+    group.extend(nodes.colspec(colwidth=1) for _ in head)
+    group += nodes.thead("", table_row([nodes.Text(text) for text in head]))
+    group += nodes.tbody("", *rows)
+    return nodes.table("", group, classes=classes)
+
+
+def page_link(app: Sphinx, fromdocname: str, docname: str, text: str) -> nodes.reference:
+    """A link to the page ``docname``, relative to the page ``fromdocname``."""
+    return nodes.reference("", text, internal=True, refuri=app.builder.get_relative_uri(fromdocname, docname))
+
+
 def _table(app: Sphinx, fromdocname: str, pages: list[PageRecord]) -> nodes.table:
-    table = nodes.table(classes=["execution-report"])
-    group = nodes.tgroup(cols=len(COLUMNS))
-    table += group
-    group.extend(nodes.colspec(colwidth=1) for _ in COLUMNS)
-    head = nodes.thead()
-    head += table_row([nodes.Text(column) for column in COLUMNS])
-    group += head
-    body = nodes.tbody()
+    rows = []
     for page in pages:
         stamp = page.stamp or {}
-        link = nodes.reference("", page.page_id, internal=True)
-        link["refuri"] = app.builder.get_relative_uri(fromdocname, page.docname)
+        link = page_link(app, fromdocname, page.docname, page.page_id)
         status = "passed" if page.succeeded else f"failed ({page.error or 'no verdict'})"
         if page.warnings:
             lines = ", ".join(str(warning["line"]) for warning in page.warnings)
             status += f"; stderr shown at line{'s' if len(page.warnings) > 1 else ''} {lines}"
         runtime = f"{page.runtime:.1f}" if page.runtime is not None else "–"
-        row = table_row(
-            [
-                link,
-                nodes.Text(status),
-                nodes.Text(runtime),
-                nodes.Text(stamp.get("jax", "–")),
-                nodes.Text(stamp_time(stamp) if stamp else "–"),
-                nodes.Text(recording(page)),
-            ]
-        )
+        texts = [status, runtime, stamp.get("jax", "–"), stamp_time(stamp) if stamp else "–", recording(page)]
+        row = table_row([link, *map(nodes.Text, texts)])
         row["classes"].append("passed" if page.succeeded else "failed")
-        body += row
-    group += body
-    return table
+        rows.append(row)
+    return build_table(["execution-report"], COLUMNS, rows)
 
 
 def recording(page: PageRecord) -> str:

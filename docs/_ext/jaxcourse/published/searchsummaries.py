@@ -1,20 +1,12 @@
 """Search that ranks the lesson about a word first, with snippets of its prose, from one small file.
 
-Sphinx's search page shows a snippet under each result by downloading the whole
-page and cutting text around the first match: a search for ``jit`` fetched 24
-lesson pages (44 requests, 3.3 MB), and the snippet of the lesson about ``jit``
-was its run stamp. Its ranking gives a word in any section heading the same
-weight as a word in the page's title, so the ``jit`` lesson came third.
-
-Here, while pages are read, each page's prose is kept in the course domain:
-the lesson's objectives ("What you will be able to do") and the paragraphs
-that follow, without the header, the run stamp, code, outputs or anything
-collapsed (solutions, hints, answers). At the end of the build the prose of
-every page is written to ``_static/course-search.js``, with the script that
-shows it, and only the search page loads that file. Sphinx's own summary
-download is turned off (``html_show_search_summary``), and Sphinx's documented
-scorer hook (``html_search_scorer``, ``search_scripts/search-scorer.js``) adds weight to
-a page whose title, then whose objectives, hold a word of the query.
+Sphinx's search page downloads every matching page to cut a snippet around the first match (a search for
+``jit`` fetched 24 pages, 3.3 MB, and quoted the run stamp), and weighs a word in any heading as much as one in
+the title. Here each page's prose (its objectives, "What you will be able to do", and the paragraphs that
+follow, without header, stamp, code, outputs or anything collapsed) is kept in the course domain while pages
+are read, and written at the end to ``_static/course-search.js`` with the script that shows it, which only
+the search page loads. Sphinx's summary download is turned off (``html_show_search_summary``), and its scorer
+hook (``html_search_scorer``) adds weight to a page whose title, then whose objectives, hold a query's word.
 """
 
 from __future__ import annotations
@@ -38,6 +30,7 @@ OBJECTIVES = "What you will be able to do"
 PROSE_LIMIT = 1200
 #: Parts of a page whose text is not prose a snippet should quote.
 _SKIPPED_CLASSES = {"lesson-header", "recorded-run", "cell", "dropdown", "start-here", "toctree-wrapper"}
+_SKIPPED_NODES = (nodes.literal_block, nodes.table, nodes.figure, nodes.math_block, nodes.comment)
 _LATEX_COMMAND = re.compile(r"\\([A-Za-z]+)")
 
 
@@ -49,13 +42,11 @@ def configure(app: Sphinx, config) -> None:
 
 
 def _skipped(node: nodes.Node) -> bool:
-    while node is not None:
-        if isinstance(node, (nodes.literal_block, nodes.table, nodes.figure, nodes.math_block, nodes.comment)):
-            return True
-        if isinstance(node, nodes.Element) and _SKIPPED_CLASSES & set(node.get("classes", [])):
-            return True
-        node = node.parent
-    return False
+    return any(
+        isinstance(each, _SKIPPED_NODES)
+        or (isinstance(each, nodes.Element) and _SKIPPED_CLASSES & set(each.get("classes", [])))
+        for each in (node, *_ancestors(node))
+    )
 
 
 def _text(paragraph: nodes.Element) -> str:

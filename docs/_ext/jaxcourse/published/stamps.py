@@ -1,8 +1,7 @@
 """The run stamp as readers see it: when and where a page's kernel ran, in one format everywhere.
 
-The kernel takes the stamp (``runtime.begin``, completed by ``runtime.finish``
-with the devices); these functions only format it, and decide whether this
-build's own kernel took it. Nothing here imports Sphinx.
+The kernel takes the stamp (``runtime.begin``, completed by ``runtime.finish``); these functions format it,
+and decide whether this build's own kernel took it. Nothing here imports Sphinx.
 """
 
 from __future__ import annotations
@@ -43,14 +42,12 @@ def ran_in_this_build(stamp: dict | None) -> bool:
 
 def stamp_time(stamp: dict) -> str:
     """The run's start, to the second, in UTC: '2026-12-01 19:22:07 UTC'."""
-    started = datetime.datetime.fromisoformat(stamp["started"])
-    return started.astimezone(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return datetime.datetime.fromisoformat(stamp["started"]).astimezone(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def stamp_iso(stamp: dict) -> str:
     """The run's start to the second as ISO 8601, for data files (execution.json, recordings.json)."""
-    started = datetime.datetime.fromisoformat(stamp["started"])
-    return started.astimezone(datetime.UTC).isoformat(timespec="seconds")
+    return datetime.datetime.fromisoformat(stamp["started"]).astimezone(datetime.UTC).isoformat(timespec="seconds")
 
 
 def backend_name(stamp: dict) -> str:

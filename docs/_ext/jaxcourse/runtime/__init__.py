@@ -1,13 +1,8 @@
-"""Kernel-side half of the course extension.
+"""Kernel-side half of the course extension; it runs inside the Jupyter kernel, so it must not import Sphinx.
 
-The build injects one hidden cell at the top of every lesson that calls
-:func:`begin`, and one at the bottom that calls :func:`finish`. Lessons call
-:func:`save_figure` to turn their ``visual_data`` into ``figures/<id>.svg``.
-This module runs inside the Jupyter kernel, so it must not import Sphinx.
-
-What the kernel tells the build (the run stamp, the verdict, where a cell
-failed) travels as display data of type :data:`RECORD_MIME`, which the site's
-renderer never shows and the build reads back from the executed notebook.
+The build injects a hidden first cell that calls :func:`begin` and a last one that calls :func:`finish`;
+lessons call :func:`save_figure`. What the kernel tells the build (the run stamp, the verdict, where a cell
+failed) travels as display data of type :data:`RECORD_MIME`, which no page shows.
 """
 
 from __future__ import annotations
@@ -40,14 +35,10 @@ def cpu_device_flags(existing: str, count: int) -> str:
 def begin(page: str, *, figures_dir: str, environment: str, cpu_devices: int | None = None) -> None:
     """Pin JAX to the CPU (with ``cpu_devices`` simulated devices), then publish the run stamp.
 
-    ``environment`` is a fingerprint of the installed packages and the settings
-    that change results. It is unused here; it sits in the cell source so that
-    the execution cache key changes whenever the environment does.
-
-    JAX's backend is left alone unless the page asked for devices: a page (a
-    ported tutorial, say) may configure JAX itself in its first cell, which it
-    can only do before anything initializes the backend. The devices the run
-    used are recorded by :func:`finish`.
+    ``environment``, a fingerprint of the packages and settings that change results, is unused: it sits in
+    the cell source so that the execution cache key changes with it. JAX's backend is left alone unless the
+    page asked for devices, so a page may still configure JAX in its first cell; :func:`finish` records the
+    devices the run used.
     """
     # Both must happen before JAX initializes its backend in this process.
     os.environ["JAX_PLATFORMS"] = "cpu"
@@ -77,13 +68,11 @@ def begin(page: str, *, figures_dir: str, environment: str, cpu_devices: int | N
 
 
 def prove_check(label: str, check: str, *, scaffold: str | None = None) -> None:
-    """Run an exercise's check and publish how it went, for the build to verify.
+    """Run an exercise's check and publish how it went (as a record, never raised), for the build to verify.
 
-    With ``scaffold``, the check must fail: the untouched starter scaffold runs
-    (its own errors caught, its output discarded) in a copy of the notebook's
-    names, and the check runs against that copy, so neither disturbs the lesson.
-    Without, the check runs against the lesson's names, after its solution, and
-    must pass. Either way the result is published as a record, never raised.
+    With ``scaffold``, the check must fail: the untouched scaffold runs (its errors caught, its output
+    discarded) in a copy of the notebook's names, and the check runs against that copy, so neither disturbs
+    the lesson. Without, the check runs against the lesson's names, after its solution, and must pass.
     """
     import contextlib
     import types
@@ -140,17 +129,14 @@ def finish() -> None:
 def save_figure(visual_data: dict, *, title: str, name: str | None = None) -> Path:
     """Render a lesson's ``visual_data`` as deterministic SVGs in ``figures/``, for light and dark pages.
 
-    ``visual_data`` holds ``kind`` ('bar', 'line' or 'grid'). For 'bar' and
-    'line': ``labels`` (bar names or x values), ``ylabel``, optional ``xlabel``,
-    ``series``: a list of ``{'label': str, 'y': [float, ...]}``, and optional
-    ``integer_y`` (whole-number ticks only; the default when every value is a
-    whole number, as counts are). Bars carry their values as labels. For 'grid'
-    (a 2-D array, one coloured cell per element, e.g. which device holds it):
-    ``values``, a list of rows of small non-negative integers, optional
-    ``cell_labels`` of the same shape, ``legend`` (a name per integer), and
-    ``xlabel``/``ylabel``. The files are ``figures/<id>.svg`` and
-    ``figures/<id>-dark.svg`` (``<id>-<name>`` when a lesson draws more than
-    one figure); the page shows the one that matches the reader's theme.
+    ``visual_data`` holds ``kind`` ('bar', 'line' or 'grid'). For 'bar' and 'line': ``labels`` (bar names or
+    x values), ``ylabel``, optional ``xlabel``, ``series``: a list of ``{'label': str, 'y': [float, ...]}``,
+    and optional ``integer_y`` (whole-number ticks only; the default when every value is a whole number, as
+    counts are). Bars carry their values as labels. For 'grid' (a 2-D array, one coloured cell per element,
+    e.g. which device holds it): ``values``, a list of rows of small non-negative integers, optional
+    ``cell_labels`` of the same shape, ``legend`` (a name per integer), and ``xlabel``/``ylabel``. The files
+    are ``figures/<id>.svg`` and ``figures/<id>-dark.svg`` (``<id>-<name>`` when a lesson draws more than one
+    figure); the page shows the one that matches the reader's theme.
     """
     if not _run:
         raise RuntimeError("save_figure() needs the course runtime; build the lesson with Sphinx")
@@ -165,8 +151,7 @@ def save_figure(visual_data: dict, *, title: str, name: str | None = None) -> Pa
 
 def _write(path: Path, svg: bytes) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    # Keep the old file (and its mtime) when nothing changed, so Sphinx does not
-    # treat an identical figure as a new dependency and rebuild the page.
+    # Keep the old file (and its mtime) when nothing changed: Sphinx would rebuild the page for a new one.
     if not path.exists() or path.read_bytes() != svg:
         path.write_bytes(svg)
     _run["figures"].append(path.name)

@@ -1,8 +1,7 @@
 """The charts of ``save_figure``: a lesson's ``visual_data`` drawn as SVG by matplotlib, in both themes.
 
-Equal inputs give equal bytes (no dates, ids or clip paths that change from run to run), the text stays
-text (a reader can zoom, select and hear it), and every size is chosen so that the smallest label is
-still 11 CSS px on a 390 px phone. Runs in the kernel: no Sphinx here.
+Equal inputs give equal bytes, the text stays text (a reader can zoom, select and hear it), and every size
+is chosen so that the smallest label is still 11 CSS px on a 390 px phone. Runs in the kernel: no Sphinx.
 """
 
 from __future__ import annotations
@@ -61,15 +60,11 @@ def render_svg(visual_data: dict, *, title: str, theme: dict = LIGHT) -> bytes:
         "font.size": TEXT,
         "axes.titlesize": TITLE_TEXT,
         "legend.fontsize": SMALL_TEXT,
-        "figure.facecolor": theme["background"],
-        "axes.facecolor": theme["background"],
-        "savefig.facecolor": theme["background"],
-        "text.color": theme["ink"],
-        "axes.labelcolor": theme["ink"],
         "axes.edgecolor": theme["muted"],
-        "xtick.color": theme["ink"],
-        "ytick.color": theme["ink"],
-        "legend.labelcolor": theme["ink"],
+        **dict.fromkeys(("figure.facecolor", "axes.facecolor", "savefig.facecolor"), theme["background"]),
+        **dict.fromkeys(
+            ("text.color", "axes.labelcolor", "xtick.color", "ytick.color", "legend.labelcolor"), theme["ink"]
+        ),
     }
     with matplotlib.rc_context(style):
         # Constrained layout keeps the title, the axes' labels and a legend outside the plot in the figure.
@@ -227,8 +222,7 @@ def _draw_grid(axes, visual_data: dict, theme: dict) -> None:
     axes.tick_params(length=0)
     axes.set_xlabel(visual_data.get("xlabel", "column"))
     axes.set_ylabel(visual_data.get("ylabel", "row"))
-    for spine in axes.spines.values():
-        spine.set_visible(False)
+    axes.spines[:].set_visible(False)
     if names:
         used = sorted({int(value) for row in values for value in row})
         handles = [Patch(facecolor=_GRID_COLOURS[i % len(_GRID_COLOURS)], label=names[i]) for i in used]

@@ -1,14 +1,9 @@
 """IPython extension loaded by the course kernel: a failing cell says where it failed.
 
-It also makes a cell's printed text leave the kernel in one piece (see
-:func:`send_output_when_the_cell_ends`), and makes a kernel that dies leave a trail
-the build can read: the cell it was running and its Python stack (see
-:func:`leave_a_trail_for_a_crash`).
-
-When a cell raises, the kernel publishes a record (``runtime.RECORD_MIME``)
-holding the line of the cell that raised, taken from the traceback object
-itself, then shows the exception as IPython does in its plain mode. The build turns that
-into ``lessons/<id>.md:<line>`` without reading traceback text.
+When a cell raises, the kernel publishes a record (``runtime.RECORD_MIME``) holding the line of the cell that
+raised, taken from the traceback object itself, then shows the exception in IPython's plain mode; the build
+reports ``lessons/<id>.md:<line>`` without reading traceback text. The extension also sends a cell's printed
+text in one piece, and makes a kernel that dies leave a trail the build can read.
 """
 
 from __future__ import annotations
@@ -27,8 +22,7 @@ from .kernel import STDERR_DIR_VARIABLE, crash_file
 def line_in_cell(tb) -> int | None:
     """The deepest line of the failing cell's own code in a traceback (1-based), if any.
 
-    The cell's code is the first ``<module>`` frame; frames with the same file name
-    further down are functions that cell defined and called.
+    The cell's code is the first ``<module>`` frame; frames with its file name are functions it defined.
     """
     frames = traceback.extract_tb(tb)
     cell = next((frame for frame in frames if frame.name == "<module>"), None)
@@ -49,12 +43,10 @@ _NEVER_DURING_A_CELL = 24 * 3600.0
 
 
 def send_output_when_the_cell_ends() -> None:
-    """Send stdout and stderr when the cell ends, not 0.2 s after a write.
+    """Send stdout and stderr when the cell ends (or on ``flush()``), not 0.2 s after a write.
 
-    ipykernel sends buffered text ``flush_interval`` seconds after the first write,
-    so a print that pauses (or a busy machine) splits a line across two stream
-    messages, and myst-nb's stream merging puts a newline at the split. ipykernel
-    flushes both streams after every cell, and an explicit ``flush()`` still works.
+    Else a print that pauses (or a busy machine) splits a line across two stream messages, and myst-nb's
+    stream merging puts a newline at the split.
     """
     for stream in (sys.stdout, sys.stderr):
         delay_timed_flushes(stream, _NEVER_DURING_A_CELL)
@@ -68,12 +60,10 @@ def cell_digest(source: str) -> str:
 def leave_a_trail_for_a_crash(shell) -> None:
     """Note each cell as it starts, and the Python stack if the process dies abruptly, in one file.
 
-    A segfault or an abort runs no Python code, ``os._exit`` skips every exit handler,
-    and the out-of-memory killer leaves nothing at all, so the build would only learn
-    that the kernel is gone. This file (:func:`jaxcourse.runtime.kernel.crash_file`) holds a
-    line ``cell <digest>`` per cell started, then, on a fatal signal or ``os._exit``,
-    faulthandler's dump of the stack, from which the build names the cell and the
-    statement. Outside a build (no log folder) nothing changes.
+    A segfault or an abort runs no Python code, ``os._exit`` skips every exit handler, and the out-of-memory
+    killer leaves nothing at all. The file (:func:`jaxcourse.runtime.kernel.crash_file`) holds a line
+    ``cell <digest>`` per cell started, then, on a fatal signal or ``os._exit``, faulthandler's dump of the
+    stack, from which the build names the cell and the statement. Outside a build nothing changes.
     """
     folder = os.environ.get(STDERR_DIR_VARIABLE)
     if not folder:

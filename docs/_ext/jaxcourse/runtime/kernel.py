@@ -1,14 +1,9 @@
 """The course's Jupyter kernel: ipykernel, quiet, with the course's IPython extension.
 
-``kernels/jaxcourse/kernel.json`` starts ``python -m jaxcourse.runtime.kernel``. Lessons
-declare the ordinary ``python3`` kernel; conf.py aliases it to this one, so the
-downloaded notebooks still run in any Python 3 kernel.
-
-``python -m jaxcourse.runtime.kernel install`` registers the spec in this environment
-(``<sys.prefix>/share/jupyter/kernels/jaxcourse``) with jupyter_client's
-documented ``install_kernel_spec``. It runs once, when nox builds the
-environment; a build only checks that the installed copy is current, so two
-builds started at once never rewrite it under each other.
+``kernels/jaxcourse/kernel.json`` starts ``python -m jaxcourse.runtime.kernel``; conf.py aliases the lessons'
+``python3`` kernel to it, so the downloaded notebooks still run in any Python 3 kernel. ``... kernel install``
+registers the spec in this environment, once, when nox builds it; a build only checks that the installed
+copy is current, so two builds started at once never rewrite it under each other.
 """
 
 from __future__ import annotations
@@ -33,10 +28,14 @@ def installed_spec(prefix: str = sys.prefix) -> Path:
     return Path(prefix, "share", "jupyter", "kernels", NAME, "kernel.json")
 
 
+def _is_current(target: Path) -> bool:
+    return filecmp.cmp(target, SPEC_DIR / "kernel.json", shallow=False)
+
+
 def ensure_installed(prefix: str = sys.prefix) -> bool:
     """Install the kernel spec into ``prefix`` unless an identical copy is there; True if it wrote."""
     target = installed_spec(prefix)
-    if target.exists() and filecmp.cmp(target, SPEC_DIR / "kernel.json", shallow=False):
+    if target.exists() and _is_current(target):
         return False
     from jupyter_client.kernelspec import KernelSpecManager
 
@@ -49,7 +48,7 @@ def installed_problem(prefix: str = sys.prefix) -> str | None:
     target = installed_spec(prefix)
     if not target.exists():
         state = "is not installed"
-    elif not filecmp.cmp(target, SPEC_DIR / "kernel.json", shallow=False):
+    elif not _is_current(target):
         state = "is out of date"
     else:
         return None
@@ -60,10 +59,9 @@ def installed_problem(prefix: str = sys.prefix) -> str | None:
 
 
 def _divert_stderr() -> None:
-    """Send this process's stderr to a log file, so a build's console shows only located messages.
+    """Send this process's stderr (fd 2) to a log file, so a build's console shows only located messages.
 
-    What a lesson writes to ``sys.stderr`` is unaffected: ipykernel captures it into the
-    notebook. Only the process-level stream (fd 2) moves.
+    What a lesson writes to ``sys.stderr`` is unaffected: ipykernel captures it into the notebook.
     """
     folder = os.environ.get(STDERR_DIR_VARIABLE)
     if not folder:

@@ -1,15 +1,9 @@
 """Kernels of the course talk to the build over Unix sockets, not TCP ports.
 
-With TCP, jupyter_client picks a free port by opening and closing a socket,
-then starts the kernel, which opens it again; two kernels started at once by
-a parallel build can pick the same port, and one of them fails at random. IPC
-sockets live at paths in a folder of each kernel's own, so nothing is shared.
-This is a kernel provisioner, jupyter_client's documented hook for how a
-kernel is launched; ``kernels/jaxcourse/kernel.json`` names it.
-
-It also remembers how the last kernel process of this build process ended
-(:data:`LAST_EXIT`), so that a build whose kernel died can say which process
-it was and whether it exited or was killed by a signal.
+With TCP, jupyter_client picks a free port by opening and closing a socket, then the kernel opens it again,
+so two kernels started at once by a parallel build can pick the same port. IPC sockets live in a folder of
+each kernel's own. This is a kernel provisioner, jupyter_client's documented hook (named by
+``kernels/jaxcourse/kernel.json``); it also remembers how the last kernel process ended (:data:`LAST_EXIT`).
 """
 
 from __future__ import annotations

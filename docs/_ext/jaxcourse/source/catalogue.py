@@ -1,8 +1,6 @@
 """The lessons of a source tree, in course order: the one list every part of the project uses.
 
-The home page, the lesson checker, ``nox -s lesson``, the tests and the
-benchmark all find lessons here: ``<root>/lessons/<id>.md``, except files whose
-names start with ``_`` (the template), ordered by phase, then order, then id.
+A lesson is ``<root>/lessons/<id>.md``, unless its name starts with ``_`` (the template).
 """
 
 from __future__ import annotations

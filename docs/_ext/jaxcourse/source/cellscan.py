@@ -1,16 +1,7 @@
 """Every code cell a page's author wrote, found by its fence alone, and what swallowed one that never ran.
 
-myst-nb finds a page's cells by parsing its markdown, and so does the course's
-``lessonsource``: if a construct of the markup runs on past a cell (an
-amsmath environment that starts a line inside multi-line ``$...$``, a
-directive fence that is never closed), both lose the cell the same way, and
-the build would pass with the cell neither executed nor shown. This module
-reads the page as lines instead: a line that opens a backtick fence with
-``{code-cell}``, outside any other fence, is a cell the author wrote; so is
-one inside a fence that is never closed, since that fence was a mistake. The
-reader compares these with myst-nb's cells (:func:`lost_cells`) and names,
-from the markdown parse, the block that covers each lost one (:func:`swallower`).
-
+A markdown construct that runs on past a cell (an amsmath environment inside multi-line ``$...$``, a fence
+never closed) hides it from myst-nb and ``lessonsource`` alike, so this module reads the page as lines.
 Nothing here imports Sphinx.
 """
 
@@ -19,9 +10,8 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from markdown_it.renderer import RendererHTML
-from myst_parser.config.main import MdParserConfig
-from myst_parser.parsers.mdit import create_md_parser
+from .frontmatter import front_matter_end
+from .lessonsource import block_parser
 
 _FENCE = re.compile(r"^ {0,3}(?P<marks>`{3,}|~{3,}|:{3,})(?P<info>.*)$")
 _CODE_CELL = re.compile(r"^\s*\{code-cell\}")
@@ -40,7 +30,7 @@ def fences(lines: list[str], first: int = 0, stop: int | None = None) -> list[Fe
     """Fences opened outside any other fence, in 0-based lines [first, stop) (CommonMark's rules)."""
     found: list[Fence] = []
     index = first
-    lines = lines[:stop] if stop is not None else lines
+    lines = lines[:stop]
     while index < len(lines):
         match = _FENCE.match(lines[index])
         if not match or (match["marks"][0] == "`" and "`" in match["info"]):
@@ -64,11 +54,8 @@ def written_cells(text: str) -> list[int]:
     block (```` ```markdown ````) is an example, not a cell.
     """
     lines = text.splitlines()
-    start = 0
-    if lines and lines[0].strip() == "---":
-        start = next((i + 1 for i in range(1, len(lines)) if lines[i].strip() == "---"), 0)
     cells = []
-    for fence in fences(lines, start):
+    for fence in fences(lines, front_matter_end(lines)):
         if _CODE_CELL.match(fence.info) and not fence.marks.startswith("~"):
             cells.append(fence.line)  # a ':::' cell too: myst-nb does not run it, and says nothing
         elif not fence.closed or fence.info.startswith("{"):
@@ -82,10 +69,8 @@ def written_cells(text: str) -> list[int]:
 
 def swallower(text: str, line: int, extensions: set[str] | frozenset[str]) -> str:
     """What, in the page's markdown, covers the 1-based ``line`` where a cell was written."""
-    parser = create_md_parser(MdParserConfig(enable_extensions=set(extensions)), RendererHTML)
-    parser.disable("inline", ignoreInvalid=True)
     lines = text.splitlines()
-    for token in parser.parse(text + "\n"):
+    for token in block_parser(frozenset(extensions)).parse(text + "\n"):
         if token.map is None or token.nesting == -1 or not token.map[0] + 1 < line <= token.map[1]:
             continue
         start = token.map[0] + 1
@@ -98,7 +83,7 @@ def swallower(text: str, line: int, extensions: set[str] | frozenset[str]) -> st
         if token.type in ("math_block", "math_block_label"):
             return f"the display math opened at line {start} runs on past it; close it with $$ before the cell"
         if token.type in ("fence", "colon_fence"):
-            closed = lines[token.map[1] - 1].strip().startswith(token.markup) if token.map[1] <= len(lines) else False
+            closed = token.map[1] <= len(lines) and lines[token.map[1] - 1].strip().startswith(token.markup)
             if closed and token.map[1] - 1 > token.map[0]:
                 return (
                     f"it is inside the block '{first}' opened at line {start}, and myst-nb runs only cells at the "

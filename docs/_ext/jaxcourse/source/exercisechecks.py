@@ -1,22 +1,9 @@
 """Exercise checks: a reader checks an answer in the starter notebook, and the build proves each check.
 
-A lesson author writes, after each exercise's scaffold, one code cell tagged
-``exercise-check`` with the exercise's label as its ``exercise`` option,
-defining one function named ``check_...`` that inspects the names the
-exercise asks the reader to define and raises ``AssertionError`` with a
-helpful message when they are wrong.
-
-The reader (``jaxcourse.source.reader``) turns that into:
-
-- on the page, the check's code out of sight (the cell is removed) and one
-  line that says the starter notebook checks the answer, with the call;
-- two hidden cells that prove the check, through ``runtime.prove_check``: one
-  right after it, which runs the untouched scaffold in a copy of the
-  notebook's names and expects the check to fail with an ``AssertionError``;
-  one after the exercise's last solution cell, which expects it to pass.
-  Either failure is reported at the exercise's line (``failures``).
-
-Nothing here imports Sphinx.
+A check is a code cell tagged ``exercise-check`` (option ``exercise: <label>``) after the exercise's scaffold,
+defining one ``check_...`` function that raises ``AssertionError`` on a wrong answer. On the page it becomes a
+one-line note; two hidden cells prove it (``runtime.prove_check``): it must fail on the untouched scaffold and
+pass after the exercise's last solution cell. Nothing here imports Sphinx.
 """
 
 from __future__ import annotations
@@ -57,8 +44,8 @@ def check_function(code: str) -> str | None:
     return names[0] if len(names) == 1 else None
 
 
-def _option(cell: NotebookNode) -> str:
-    return str(cell.get("metadata", {}).get(EXERCISE_KEY, "")).strip()
+def _tags(cell: NotebookNode) -> list[str]:
+    return cell.get("metadata", {}).get("tags", [])
 
 
 def scaffold_of(source: LessonSource, exercise: Fence, before: int) -> Fence | None:
@@ -84,10 +71,10 @@ def add_proofs(notebook: NotebookNode, source: LessonSource) -> tuple[list[Check
     problems: list[Problem] = []
     insertions: list[tuple[int, list[NotebookNode], int]] = []  # (after index, cells, source line)
     for index, cell in enumerate(notebook.cells):
-        if cell.cell_type != "code" or CHECK_TAG not in cell.get("metadata", {}).get("tags", []):
+        if cell.cell_type != "code" or CHECK_TAG not in _tags(cell):
             continue
         line = source_map[index]
-        label = _option(cell)
+        label = str(cell.get("metadata", {}).get(EXERCISE_KEY, "")).strip()
         exercise = exercises.get(label)
         function = check_function(cell.source)
         if exercise is None:
@@ -110,31 +97,28 @@ def add_proofs(notebook: NotebookNode, source: LessonSource) -> tuple[list[Check
             f"The starter notebook checks your answer: after your code, run `{function}()`.",
             metadata={"tags": [PROOF_TAG]},
         )
-        against_scaffold = v4.new_code_cell(
-            f"{_RUNTIME_NAME}.prove_check({label!r}, {function!r}, scaffold={scaffold.code!r})",
-            metadata={"tags": ["remove-cell", PROOF_TAG]},
-        )
+        against_scaffold = _proof(f"{_RUNTIME_NAME}.prove_check({label!r}, {function!r}, scaffold={scaffold.code!r})")
         insertions.append((index, [note, against_scaffold], line))
-        last = max(
-            (
-                position
-                for position, candidate in enumerate(notebook.cells)
-                if candidate.cell_type == "code" and solution[0] < source_map[position] < solution[1]
-            ),
-            default=None,
-        )
-        if last is None:
+        in_solution = [
+            position
+            for position, candidate in enumerate(notebook.cells)
+            if candidate.cell_type == "code" and solution[0] < source_map[position] < solution[1]
+        ]
+        if not in_solution:
             problems.append(Problem(exercise.line, f"the solution of {label!r} has no code cell to check"))
             continue
-        against_solution = v4.new_code_cell(
-            f"{_RUNTIME_NAME}.prove_check({label!r}, {function!r})", metadata={"tags": ["remove-cell", PROOF_TAG]}
-        )
-        insertions.append((last, [against_solution], source_map[last]))
+        against_solution = _proof(f"{_RUNTIME_NAME}.prove_check({label!r}, {function!r})")
+        insertions.append((in_solution[-1], [against_solution], source_map[in_solution[-1]]))
     for after, cells, line in sorted(insertions, key=lambda item: item[0], reverse=True):
         notebook.cells[after + 1 : after + 1] = cells
         source_map[after + 1 : after + 1] = [line] * len(cells)
     return checks, problems
 
 
+def _proof(code: str) -> NotebookNode:
+    return v4.new_code_cell(code, metadata={"tags": ["remove-cell", PROOF_TAG]})
+
+
 def is_proof(cell: NotebookNode) -> bool:
-    return PROOF_TAG in cell.get("metadata", {}).get("tags", [])
+    """Whether ``cell`` is one the build added to prove a check."""
+    return PROOF_TAG in _tags(cell)

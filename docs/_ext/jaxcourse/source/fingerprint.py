@@ -1,7 +1,6 @@
 """The environment fingerprint: everything outside a page's code that can change its outputs.
 
-It sits in each executed page's hidden setup cell (``jaxcourse.source.reader``), so the
-execution cache, keyed on cell sources, misses whenever any of it changes.
+It sits in each page's hidden setup cell, so the execution cache, keyed on cell sources, misses when it changes.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""Read and validate a page's YAML front matter.
+"""Read and validate a page's YAML front matter: ``lesson:`` metadata and ``execution:`` settings.
 
-Lessons carry their course metadata under ``lesson:``; every executed page
-(lesson or notebook page under docs/) may carry execution settings under
-``execution:``. Shared by the Sphinx extension (which refuses to build a
-malformed page) and by the lesson checker (which reports every problem at
-once). Nothing here imports Sphinx, so the checker stays fast.
+Shared by the Sphinx extension and the lesson checker; nothing here imports Sphinx, so the checker stays fast.
 """
 
 from __future__ import annotations
@@ -15,6 +11,10 @@ from pathlib import Path
 
 import yaml
 
+_CPU_DEVICES = (
+    "simulated CPU devices the {}'s kernel starts with, 1 to 64 "
+    "(sets XLA_FLAGS=--xla_force_host_platform_device_count before JAX starts)"
+)
 #: Keys every lesson declares under ``lesson:``, with their types and meaning.
 LESSON_KEYS: dict[str, tuple[type, str]] = {
     "id": (str, "lesson id, equal to the file name without .md (transforms-04)"),
@@ -26,20 +26,10 @@ LESSON_KEYS: dict[str, tuple[type, str]] = {
     "device": (str, "device the lesson is written for: CPU, GPU or TPU"),
 }
 #: Keys a lesson may declare under ``lesson:``.
-OPTIONAL_LESSON_KEYS: dict[str, tuple[type, str]] = {
-    "cpu_devices": (
-        int,
-        "simulated CPU devices the lesson's kernel starts with, 1 to 64 "
-        "(sets XLA_FLAGS=--xla_force_host_platform_device_count before JAX starts)",
-    ),
-}
+OPTIONAL_LESSON_KEYS: dict[str, tuple[type, str]] = {"cpu_devices": (int, _CPU_DEVICES.format("lesson"))}
 #: Settings any executed page may declare under ``execution:`` (a lesson or a notebook page in docs/).
 EXECUTION_KEYS: dict[str, tuple[type, str]] = {
-    "cpu_devices": (
-        int,
-        "simulated CPU devices the page's kernel starts with, 1 to 64 "
-        "(sets XLA_FLAGS=--xla_force_host_platform_device_count before JAX starts)",
-    ),
+    "cpu_devices": (int, _CPU_DEVICES.format("page")),
     "timeout": (int, "seconds each cell may run; default: nb_execution_timeout in conf.py"),
     "output_limit": (int, "bytes of output one cell may show; default: 1000000"),
     "stderr": (
@@ -75,10 +65,8 @@ class FrontMatter:
     """The parsed front matter block and where it sits in the file."""
 
     data: dict
-    #: number of lines from the opening ``---`` to the closing ``---``, inclusive
-    line_count: int
-    #: 1-based line of each top-level key and each ``lesson:`` key
-    key_lines: dict[str, int]
+    line_count: int  # number of lines from the opening ``---`` to the closing ``---``, inclusive
+    key_lines: dict[str, int]  # 1-based line of each top-level key and each ``lesson:`` key
 
     @property
     def lesson(self) -> dict:
@@ -103,15 +91,22 @@ class FrontMatterError(ValueError):
         self.message = message
 
 
+def front_matter_end(lines: list[str]) -> int:
+    """The 1-based line of the front matter's closing ``---``; 0 without a closed block at the top."""
+    if lines and lines[0].strip() == "---":
+        return next((i + 1 for i in range(1, len(lines)) if lines[i].strip() == "---"), 0)
+    return 0
+
+
 def split_front_matter(text: str) -> tuple[str, int]:
     """Return the YAML text between the ``---`` fences and the block's line count."""
     lines = text.splitlines()
     if not lines or lines[0].strip() != "---":
         raise FrontMatterError(1, "a lesson must start with a '---' front matter block")
-    for index, line in enumerate(lines[1:], start=1):
-        if line.strip() == "---":
-            return "\n".join(lines[1:index]), index + 1
-    raise FrontMatterError(1, "the front matter block opened on line 1 is never closed with '---'")
+    end = front_matter_end(lines)
+    if not end:
+        raise FrontMatterError(1, "the front matter block opened on line 1 is never closed with '---'")
+    return "\n".join(lines[1 : end - 1]), end
 
 
 def parse(text: str) -> FrontMatter:
@@ -150,43 +145,30 @@ def validate(front: FrontMatter, path: Path) -> list[Problem]:
             message += f"; did you mean 'lesson' for '{misspelt}'?"
         problems.append(Problem(front.line_of(misspelt or "lesson"), message))
         return problems
+
+    def add(key: str, message: str) -> None:
+        problems.append(Problem(front.line_of(f"lesson.{key}"), message))
+
     known = {**LESSON_KEYS, **OPTIONAL_LESSON_KEYS}
     unknown = sorted(set(lesson) - set(known))
     misspelt = {closest(key, known) for key in unknown}
-    for key, (kind, meaning) in LESSON_KEYS.items():
-        line = front.line_of(f"lesson.{key}")
+    for key, (kind, meaning) in known.items():
         if key not in lesson:
-            if key not in misspelt:  # a misspelling is reported once, as an unknown key
-                problems.append(Problem(line, f"'lesson.{key}' is missing: {meaning}"))
-        elif not isinstance(lesson[key], kind) or isinstance(lesson[key], bool):
-            problems.append(Problem(line, f"'lesson.{key}' must be {kind.__name__}, got {lesson[key]!r}: {meaning}"))
-    for key, (kind, meaning) in OPTIONAL_LESSON_KEYS.items():
-        if key in lesson and (not isinstance(lesson[key], kind) or isinstance(lesson[key], bool)):
-            problems.append(
-                Problem(
-                    front.line_of(f"lesson.{key}"),
-                    f"'lesson.{key}' must be {kind.__name__}, got {lesson[key]!r}: {meaning}",
-                )
-            )
-    cpu_devices = lesson.get("cpu_devices")
-    if isinstance(cpu_devices, int) and not isinstance(cpu_devices, bool) and cpu_devices not in CPU_DEVICES_RANGE:
-        problems.append(
-            Problem(front.line_of("lesson.cpu_devices"), _cpu_devices_range("lesson.cpu_devices", cpu_devices))
-        )
+            if key in LESSON_KEYS and key not in misspelt:  # a misspelling is reported once, as an unknown key
+                add(key, f"'lesson.{key}' is missing: {meaning}")
+        elif not _is_a(lesson[key], kind):
+            add(key, f"'lesson.{key}' must be {kind.__name__}, got {lesson[key]!r}: {meaning}")
+    if _is_a(lesson.get("cpu_devices"), int) and lesson["cpu_devices"] not in CPU_DEVICES_RANGE:
+        add("cpu_devices", _cpu_devices_range("lesson.cpu_devices", lesson["cpu_devices"]))
     for key in unknown:
-        hint = closest(key, known)
-        suggestion = f"; did you mean '{hint}'?" if hint else ""
-        problems.append(Problem(front.line_of(f"lesson.{key}"), f"unknown key 'lesson.{key}'{suggestion}"))
+        add(key, f"unknown key 'lesson.{key}'{did_you_mean(key, known)}")
     if isinstance(lesson.get("id"), str) and lesson["id"] != path.stem:
-        problems.append(
-            Problem(front.line_of("lesson.id"), f"'lesson.id' is {lesson['id']!r} but the file is named {path.name!r}")
-        )
+        add("id", f"'lesson.id' is {lesson['id']!r} but the file is named {path.name!r}")
     if isinstance(lesson.get("device"), str) and lesson["device"] not in DEVICES:
-        problems.append(Problem(front.line_of("lesson.device"), f"'lesson.device' must be one of {', '.join(DEVICES)}"))
+        add("device", f"'lesson.device' must be one of {', '.join(DEVICES)}")
     for key in ("minutes", "order", "phase"):
-        value = lesson.get(key)
-        if isinstance(value, int) and not isinstance(value, bool) and value <= 0:
-            problems.append(Problem(front.line_of(f"lesson.{key}"), f"'lesson.{key}' must be positive"))
+        if _is_a(lesson.get(key), int) and lesson[key] <= 0:
+            add(key, f"'lesson.{key}' must be positive")
     return problems + validate_execution(front)
 
 
@@ -200,8 +182,9 @@ class ExecutionSettings:
     stderr: str = "fail"  # a lesson's; pages under docs/ show it by default (execution_settings)
 
 
-def _whole_number(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+def _is_a(value, kind: type) -> bool:
+    """``isinstance``, except that YAML's true and false are not numbers."""
+    return isinstance(value, kind) and not isinstance(value, bool)
 
 
 def validate_execution(front: FrontMatter) -> list[Problem]:
@@ -216,22 +199,19 @@ def validate_execution(front: FrontMatter) -> list[Problem]:
         if key in REFUSED_EXECUTION_KEYS:
             problems.append(Problem(line, f"'execution.{key}' is not a course setting: {REFUSED_EXECUTION_KEYS[key]}"))
         elif key not in EXECUTION_KEYS:
-            hint = closest(key, EXECUTION_KEYS)
-            suggestion = f"; did you mean '{hint}'?" if hint else f"; the settings are {', '.join(EXECUTION_KEYS)}"
+            suggestion = did_you_mean(key, EXECUTION_KEYS) or f"; the settings are {', '.join(EXECUTION_KEYS)}"
             problems.append(Problem(line, f"unknown key 'execution.{key}'{suggestion}"))
         elif key == "stderr":
             if value not in STDERR_CHOICES:
                 choices = " or ".join(repr(choice) for choice in STDERR_CHOICES)
                 problems.append(Problem(line, f"'execution.stderr' must be {choices}, got {value!r}"))
             elif value == "show" and "lesson" in front.data:
-                problems.append(
-                    Problem(
-                        line,
-                        "a lesson fails on stderr, so that a deprecation or a warning is fixed where it starts; hide "
-                        "output the reader need not see with ':tags: [remove-stderr]' on its cell",
-                    )
+                message = (
+                    "a lesson fails on stderr, so that a deprecation or a warning is fixed where it starts; hide "
+                    "output the reader need not see with ':tags: [remove-stderr]' on its cell"
                 )
-        elif not _whole_number(value):
+                problems.append(Problem(line, message))
+        elif not _is_a(value, int):
             problems.append(Problem(line, f"'execution.{key}' must be int, got {value!r}: {EXECUTION_KEYS[key][1]}"))
         elif key == "cpu_devices" and value not in CPU_DEVICES_RANGE:
             problems.append(Problem(line, _cpu_devices_range("execution.cpu_devices", value)))
@@ -251,18 +231,13 @@ def _cpu_devices_range(key: str, value) -> str:
 
 def validate_notebook_page(front: FrontMatter) -> list[Problem]:
     """Every problem with the front matter of an executed page that is not a lesson (docs/)."""
-    problems = validate_execution(front)
-    if "lesson" in front.data:
-        problems.insert(
-            0,
-            Problem(
-                front.line_of("lesson"),
-                "'lesson:' is for the lessons in lessons/, and this page is not one: its phase, order and "
-                "anatomy would be ignored; put execution settings (cpu_devices, timeout, output_limit) under "
-                "'execution:'",
-            ),
-        )
-    return problems
+    if "lesson" not in front.data:
+        return validate_execution(front)
+    message = (
+        "'lesson:' is for the lessons in lessons/, and this page is not one: its phase, order and anatomy would be "
+        "ignored; put execution settings (cpu_devices, timeout, output_limit) under 'execution:'"
+    )
+    return [Problem(front.line_of("lesson"), message), *validate_execution(front)]
 
 
 def execution_settings(front: FrontMatter) -> ExecutionSettings:
@@ -280,6 +255,12 @@ def closest(word: str, choices) -> str | None:
     """The choice most like `word`, for "did you mean" hints, or None."""
     matches = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return matches[0] if matches else None
+
+
+def did_you_mean(word: str, choices) -> str:
+    """``; did you mean 'choice'?`` for the choice most like ``word``, or nothing."""
+    match = closest(word, choices)
+    return f"; did you mean {match!r}?" if match else ""
 
 
 def read_lesson(path: Path) -> tuple[FrontMatter | None, list[Problem]]:

@@ -1,12 +1,7 @@
 """``.ipynb`` pages under docs/: read as the course reads a MyST page, located by the lines of their JSON.
 
-A notebook page gets every promise a ``.md`` page gets (the hidden setup and
-verdict cells, the stamp, the execution report, located errors), so the course
-reads it through the same reader (``nb_custom_formats`` for ``.ipynb``). Its
-"front matter" is the notebook's metadata: ``execution:`` settings and
-``orphan`` sit there. Lines are the lines of the JSON file as nbformat writes it,
-one line of a cell's source per line of JSON: a cell is reported at its
-``"source"`` key, and a statement at the line that holds it.
+Their front matter is the notebook's metadata. nbformat writes one line of a cell's source per line of JSON,
+so a cell is reported at its ``"source"`` key, and a statement at the line that holds it.
 """
 
 from __future__ import annotations
@@ -35,12 +30,10 @@ def source_lines(text: str, notebook: NotebookNode) -> list[int] | None:
 
     nbformat writes each cell's keys in order, ``"source"`` last, one source line per JSON line.
     """
-    lines = text.splitlines()
     cell_indent = None
     found = []
-    for number, line in enumerate(lines):
-        match = _KEY.match(line)
-        if not match:
+    for number, line in enumerate(text.splitlines()):
+        if not (match := _KEY.match(line)):
             continue
         if match["key"] == "cell_type" and cell_indent is None:
             cell_indent = match["indent"]
@@ -52,13 +45,11 @@ def source_lines(text: str, notebook: NotebookNode) -> list[int] | None:
 def front_matter(text: str, notebook: NotebookNode) -> frontmatter.FrontMatter:
     """The notebook's metadata as a page's front matter, each top-level key at its JSON line."""
     lines = text.splitlines()
-    key_lines: dict[str, int] = {}
     # The notebook's own metadata is the top-level key, indented by at most one space (after the cells).
     top = next((number for number, line in enumerate(lines) if re.match(r'^ ?"metadata":', line)), 0)
     data = json.loads(json.dumps(notebook.metadata))
-    for key in data:
-        for number in range(top, len(lines)):
-            if re.match(rf'^\s*"{re.escape(key)}":', lines[number]):
-                key_lines.setdefault(key, number + 1)
-                break
+    key_lines: dict[str, int] = {}
+    for number in range(top, len(lines)):
+        if (match := _KEY.match(lines[number])) and match["key"] in data:
+            key_lines.setdefault(match["key"], number + 1)
     return frontmatter.FrontMatter(data=data, line_count=0, key_lines=key_lines)

@@ -1,16 +1,14 @@
-"""A lesson file's block structure, from myst-parser's own tokens: one parse per file.
+"""A lesson file's block structure, from myst-parser's own tokens, so every reader agrees with the build.
 
-The lesson checker, the source-read rewriting, the failure locator and the
-starter-notebook writer all read lessons through :func:`parse`, so they agree
-with the build on what is a heading, a code cell or a directive, and on the
-line each starts at. Directive bodies (an exercise holding a hint) are parsed
-again, with their lines offset into the file. Nothing here imports Sphinx.
+Directive bodies (an exercise holding a hint) are parsed again, with their lines offset into the file.
+Nothing here imports Sphinx.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import re
 
 import yaml
@@ -18,10 +16,12 @@ from markdown_it.renderer import RendererHTML
 from myst_parser.config.main import MdParserConfig
 from myst_parser.parsers.mdit import create_md_parser
 
+from .frontmatter import front_matter_end
+
 #: The MyST syntax extensions the site enables (conf.py's myst_enable_extensions).
 MYST_EXTENSIONS = ("dollarmath", "colon_fence")
 CODE_CELL = "code-cell"
-_DIRECTIVE = re.compile(r"^\{(?P<name>[\w:-]+)\}\s*(?P<argument>.*)$")
+DIRECTIVE = re.compile(r"^\{(?P<name>[\w:-]+)\}\s*(?P<argument>.*)$")
 _OPTION = re.compile(r"^:(?P<key>[\w-]+):\s*(?P<value>.*)$")
 
 
@@ -74,8 +74,7 @@ class Paragraph:
 @dataclasses.dataclass
 class LessonSource:
     lines: list[str]
-    #: every block in file order: Heading, Paragraph or Fence, nested ones after their parent
-    blocks: list
+    blocks: list  # every block in file order: Heading, Paragraph or Fence, nested ones after their parent
     front_matter_end: int  # 1-based line of the closing '---', 0 without front matter
 
     def fences(self, name: str | None = None, *, top_level: bool = False) -> list[Fence]:
@@ -104,12 +103,17 @@ class LessonSource:
 
 
 @functools.cache
-def _parser():
-    config = MdParserConfig(enable_extensions=set(MYST_EXTENSIONS))
-    parser = create_md_parser(config, RendererHTML)
-    # Block structure only, as myst-nb reads notebooks: inline syntax cannot change it.
-    parser.disable("inline", ignoreInvalid=True)
+def block_parser(extensions: frozenset[str] = frozenset(MYST_EXTENSIONS)):
+    """myst-parser's parser for the block structure only, as myst-nb reads notebooks."""
+    parser = create_md_parser(MdParserConfig(enable_extensions=set(extensions)), RendererHTML)
+    parser.disable("inline", ignoreInvalid=True)  # inline syntax cannot change the block structure
     return parser
+
+
+def option_lines(lines: list[str]) -> tuple[dict[str, str], int]:
+    """The ``:key: value`` options that start a directive's body, and how many lines they take."""
+    matches = list(itertools.takewhile(bool, (_OPTION.match(line.strip()) for line in lines)))
+    return {match["key"]: match["value"] for match in matches}, len(matches)
 
 
 def _options(content: list[tuple[int, str]]) -> tuple[dict, list[tuple[int, str]]]:
@@ -122,18 +126,14 @@ def _options(content: list[tuple[int, str]]) -> tuple[dict, list[tuple[int, str]
             except yaml.YAMLError:
                 options = {}
             return (options if isinstance(options, dict) else {}), content[closing + 1 :]
-    options: dict = {}
-    index = 0
-    while index < len(content) and (match := _OPTION.match(content[index][1].strip())):
-        options[match["key"]] = match["value"]
-        index += 1
-    return options, content[index:]
+    options, count = option_lines([text for _, text in content])
+    return options, content[count:]
 
 
 def _blocks(text: str, first_line: int, depth: int) -> list:
     found: list = []
     lines = text.splitlines()
-    tokens = _parser().parse(text + "\n")
+    tokens = block_parser().parse(text + "\n")
     for position, token in enumerate(tokens):
         if token.level != 0 or token.map is None:
             continue  # nested in a list or quote: not a block of the lesson's structure
@@ -146,8 +146,8 @@ def _blocks(text: str, first_line: int, depth: int) -> list:
             found.append(Paragraph(line, tokens[position + 1].content, depth))
         elif token.type in ("fence", "colon_fence"):
             info = token.info.strip()
-            directive = _DIRECTIVE.match(info)
-            content = [(first_line + start + 1 + i, body) for i, body in enumerate(token.content.splitlines())]
+            directive = DIRECTIVE.match(info)
+            content = list(enumerate(token.content.splitlines(), start=line + 1))
             end = first_line + stop - 1  # the closing fence (map's end is exclusive)
             last = lines[stop - 1].strip() if stop - 1 < len(lines) else ""
             closed = stop - 1 > start and last.startswith(token.markup) and not last.strip(token.markup[0])
@@ -167,9 +167,7 @@ def _blocks(text: str, first_line: int, depth: int) -> list:
 def parse(text: str) -> LessonSource:
     """The blocks of a lesson's text, with 1-based line numbers of the file."""
     lines = text.splitlines()
-    front_matter_end = 0
-    if lines and lines[0].strip() == "---":
-        front_matter_end = next((i + 1 for i in range(1, len(lines)) if lines[i].strip() == "---"), 0)
+    end = front_matter_end(lines)
     # Parse the body only; blank lines keep the front matter's lines so numbers stay the file's.
-    body = "\n".join([""] * front_matter_end + lines[front_matter_end:])
-    return LessonSource(lines, _blocks(body, 1, 0), front_matter_end)
+    body = "\n".join([""] * end + lines[end:])
+    return LessonSource(lines, _blocks(body, 1, 0), end)

@@ -1,8 +1,6 @@
-"""A page's problem as one build error at its file and line, the form every part of the build reports in.
+"""A page's problem as one build error at its file and line (``<file>:<line>: ERROR: <message>``).
 
-Sphinx's logger prints ``<file>:<line>: ERROR: <message>`` once, and ``-W --keep-going`` turns it into
-a failed build that lists every problem. The ``course.<subtype>`` warning types let a site suppress one
-kind (``suppress_warnings``), as Sphinx's own types do.
+The ``course.<subtype>`` warning types let a site suppress one kind (``suppress_warnings``).
 """
 
 from __future__ import annotations
@@ -15,6 +13,7 @@ logger = logging.getLogger(__name__)
 
 
 def report(docname: str, line: int, message: str, subtype: str = "exec") -> None:
+    """Log ``message`` as a build error at ``line`` of ``docname``."""
     logger.error(message, location=(docname, line), type="course", subtype=subtype)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from sphinx.application import Sphinx
 from sphinx.errors import ConfigError
 
-from .frontmatter import closest
+from .frontmatter import did_you_mean
 
 PREFIX = "course_"
 
@@ -104,11 +104,6 @@ def register(app: Sphinx) -> None:
         app.add_config_value(name, default, rebuild, types=[kind], description=description)
 
 
-def _did_you_mean(word: str, choices) -> str:
-    match = closest(word, choices)
-    return f"; did you mean {match!r}?" if match else ""
-
-
 def names_set_in(conf_py: Path) -> set[str]:
     """The names conf.py assigns at its top level (read from its source, not from Sphinx's internals)."""
     if not conf_py.is_file():
@@ -124,11 +119,11 @@ def check(app: Sphinx, config) -> None:
     """Fail early on a misspelt course_* setting or a lessons folder that is not there."""
     for name in sorted(names_set_in(Path(app.confdir, "conf.py"))):
         if name.startswith(PREFIX) and name not in OPTIONS:
-            raise ConfigError(f"unknown setting {name!r} in conf.py{_did_you_mean(name, OPTIONS)}")
+            raise ConfigError(f"unknown setting {name!r} in conf.py{did_you_mean(name, OPTIONS)}")
     lessons = Path(app.srcdir, config.course_lessons_dir)
     if not lessons.is_dir():
         folders = [path.name for path in Path(app.srcdir).iterdir() if path.is_dir()]
         raise ConfigError(
             f"course_lessons_dir {config.course_lessons_dir!r} is not a folder of {app.srcdir}"
-            f"{_did_you_mean(config.course_lessons_dir, folders)}"
+            f"{did_you_mean(config.course_lessons_dir, folders)}"
         )

@@ -1,16 +1,7 @@
-"""Which pages execute, as what, and the page this process is reading now.
+"""An executed page (a lesson or a notebook page under docs/), and the page this process is reading now.
 
-Every MyST notebook page executes and gets the same guarantees, whether it is a
-lesson (``lessons/<id>.md``) or a notebook page under ``docs/`` (a ported
-tutorial, say): the run stamp, the environment fingerprint in its cache key, a
-row in the execution report, its recordings in the change report, and the
-execution settings of its front matter (``execution:``). Lessons add their
-course metadata (``lesson:``) and anatomy on top.
-
-A :class:`Page` is made at ``source-read`` and handed, through
-:func:`start_reading`, to the notebook reader (``jaxcourse.source.reader``), which
-myst-nb calls with the page's text only, and to the ``doctree-read`` handlers
-that follow it. Sphinx reads one document at a time in each process, parallel
+A :class:`Page` is made at ``source-read`` and handed, through :func:`start_reading`, to the notebook reader,
+which myst-nb calls with the page's text only. Sphinx reads one document at a time in each process, parallel
 builds included, so one slot per process is enough.
 """
 
@@ -30,24 +21,18 @@ class Page:
 
     docname: str
     path: Path
-    #: the lesson id for a lesson; the docname (docs/jit-compilation) for any other page
-    page_id: str
+    page_id: str  # the lesson id for a lesson; the docname (docs/jit-compilation) for any other page
     lesson: bool
     front: frontmatter.FrontMatter
     settings: frontmatter.ExecutionSettings
-    #: environment fingerprint, put in the setup cell so the execution cache key holds it
-    fingerprint: str
+    fingerprint: str  # environment fingerprint, put in the setup cell so the execution cache key holds it
     figures_dir: Path
-    #: the execution cache the page's run must come from, unexecuted (an assembly of shards); None: execute
-    recorded_in: Path | None = None
-    #: set by the reader when ``recorded_in`` holds no run of this page
-    unrecorded: bool = False
-    #: the page's blocks, parsed once (by the reader) for the downloads and the cell pairing
-    source: lessonsource.LessonSource | None = None
+    recorded_in: Path | None = None  # cache the run must come from, unexecuted (an assembly of shards); None: execute
+    unrecorded: bool = False  # set by the reader when ``recorded_in`` holds no run of this page
+    source: lessonsource.LessonSource | None = None  # parsed once by the reader, for the downloads and the cell pairing
     #: problems the reader found, reported with the page's other problems at doctree-read
     problems: list[frontmatter.Problem] = dataclasses.field(default_factory=list)
-    #: the notebook the reader gave myst-nb, which executes it in place (read if its kernel dies)
-    notebook: NotebookNode | None = None
+    notebook: NotebookNode | None = None  # the reader's, executed in place by myst-nb (read if its kernel dies)
     #: the exercise checks the reader found (exercisechecks.Check), proved by the run
     checks: list = dataclasses.field(default_factory=list)
     #: what the run wrote to stderr on a page that shows it: [{"line", "stderr"}], for the execution report
@@ -83,7 +68,7 @@ def reading() -> Reading | None:
 
 def page_being_read(docname: str) -> Page | None:
     """The Page of ``docname`` if this process is reading it now and it executes."""
-    current = _now.get("reading")
+    current = reading()
     return current.page if current is not None and current.docname == docname else None
 
 

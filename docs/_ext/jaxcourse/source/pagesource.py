@@ -1,17 +1,8 @@
 """At ``source-read``: decide what each document is, check its front matter, and hand it to the reader.
 
-- A lesson (``lessons/<id>.md``) and a MyST notebook page anywhere else (docs/)
-  execute: their front matter is validated, and a :class:`pages.Page` is handed
-  to the notebook reader. A page whose front matter is invalid is reported at
-  its lines and published as a stub, so one bad header gives its own errors
-  and no follow-on noise.
-- In a build of chosen pages (``course_only_pages``: ``nox -s lesson``, a shard of
-  ``nox -s execute``), every other executed page is a title-only stub, so links
-  to it resolve and no kernel starts for it.
-- A prose page executes nothing: execution settings or lesson metadata in its
-  front matter are reported, never ignored.
-
-The author's text is never rewritten, except into a stub.
+A page that is not built (invalid front matter, or left out of a build of chosen pages) becomes a title-only
+stub, so links to it resolve, no kernel starts for it, and a bad header gives no follow-on noise. The author's
+text is never rewritten otherwise.
 """
 
 from __future__ import annotations
@@ -37,6 +28,12 @@ def executes(path: Path) -> bool:
     return path.suffix == ".md" and is_myst_markdown_notebook(path.read_text(encoding="utf-8"))
 
 
+def left_out(app: Sphinx, docname: str) -> bool:
+    """Whether a build of chosen pages (``course_only_pages``: ``nox -s lesson``, a shard) leaves it out."""
+    only = app.config.course_only_pages
+    return bool(only) and docname not in only
+
+
 def current_fingerprint(app: Sphinx) -> str:
     return fingerprint.environment_fingerprint([Path(app.srcdir, name) for name in app.config.course_environment_files])
 
@@ -55,8 +52,7 @@ def on_source_read(app: Sphinx, docname: str, source: list[str]) -> None:
         if cells:  # one message each, and no follow-on noise from the cells myst-nb would try to show
             source[0] = stub(text, path, "This page was not built: it has code cells but is not a notebook.")
         return
-    only = app.config.course_only_pages
-    if only and docname not in only:
+    if left_out(app, docname):
         source[0] = stub(
             text, path, "This page is not executed by this partial build; `nox -s docs` builds the whole site."
         )
@@ -84,8 +80,7 @@ def on_source_read(app: Sphinx, docname: str, source: list[str]) -> None:
 def read_notebook_file(app: Sphinx, docname: str, path: Path, source: list[str]) -> None:
     """An ``.ipynb`` page: its metadata is its front matter (``jaxcourse.source.ipynbpages``)."""
     text = source[0]
-    only = app.config.course_only_pages
-    if only and docname not in only:
+    if left_out(app, docname):
         try:
             title = next(
                 line[2:].strip()
@@ -96,7 +91,7 @@ def read_notebook_file(app: Sphinx, docname: str, path: Path, source: list[str])
             )
         except (StopIteration, ValueError):
             title = path.stem
-        source[0] = f"---\norphan: true\n---\n# {title}\n\nThis page is not executed by this partial build.\n"
+        source[0] = _orphan(title, "This page is not executed by this partial build.")
         return
     try:
         notebook = ipynbpages.read(text)
@@ -106,7 +101,7 @@ def read_notebook_file(app: Sphinx, docname: str, path: Path, source: list[str])
         problems = [frontmatter.Problem(1, f"this notebook cannot be read: {error}")]
     if problems:
         report_front_matter(docname, problems)
-        source[0] = f"---\norphan: true\n---\n# {path.stem}\n\nThis page was not built: its metadata is invalid.\n"
+        source[0] = _orphan(path.stem, "This page was not built: its metadata is invalid.")
         return
     start_executed_page(app, docname, path, front, False)
 
@@ -172,6 +167,10 @@ def stub(text: str, path: Path, why: str) -> str:
         title = None
     if not title:
         title = next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")), path.stem)
+    return _orphan(title, why)
+
+
+def _orphan(title: str, why: str) -> str:
     return f"---\norphan: true\n---\n# {title}\n\n{why}\n"
 
 

@@ -1,27 +1,9 @@
-"""The course's notebook reader: myst-nb's documented ``nb_custom_formats`` hook for ``.md``.
+"""The course's notebook reader: myst-nb's documented ``nb_custom_formats`` hook for ``.md`` and ``.ipynb``.
 
-myst-nb calls :func:`read_page` with a page's text and executes the notebook
-it returns. The reader starts from myst-nb's own MyST reader
-(``read_myst_markdown_notebook``), so cells and their source map are myst-nb's,
-then, for an executed page (``jaxcourse.source.pages``):
-
-- adds the hidden setup cell (the run stamp, the simulated devices, the
-  environment fingerprint that keys the execution cache) before the author's
-  first cell and the hidden verdict cell after the last, as notebook cells:
-  the author's text is not rewritten, so every line keeps its number;
-- corrects the source map of markdown cells, which myst-nb numbers from the
-  line where the cell's text would start had it not dropped its opening blank
-  lines, so messages about prose point at the author's line wherever it sits;
-- records, per code cell, the line of its fence and of its first line of code
-  (``notebook.metadata["jaxcourse"]``), which the rest of the build reads
-  instead of parsing the page again;
-- parses the page's block structure once (``lessonsource``) for the downloads,
-  and checks that it finds the same code cells as myst-nb, at the same lines;
-- adds the hidden cells that prove each exercise check (``exercisechecks``).
-
-A page that does not execute (a prose page, or a page left out of a one-page
-build) is returned with execution turned off, through myst-nb's per-notebook
-``mystnb`` settings, so no kernel starts for it.
+It starts from myst-nb's own reader, so cells and their source map are myst-nb's, and adds the hidden setup and
+verdict cells as notebook cells: the author's text is not rewritten, so every line keeps its number. It records
+each code cell's lines (``notebook.metadata["jaxcourse"]``) for the rest of the build. A page that does not
+execute gets execution turned off (myst-nb's per-notebook ``mystnb`` settings), so no kernel starts for it.
 """
 
 from __future__ import annotations
@@ -68,28 +50,35 @@ def read_page(text: str, myst_extensions: list[str] | tuple[str, ...] = ()) -> N
         page.problems.append(Problem(int(line[1]) if line else 1, f"cell options are not valid YAML: {error}"))
         return v4.new_notebook(cells=[v4.new_markdown_cell(f"# {page.title}")], metadata={"mystnb": _NOT_RUN})
     if page is None or not is_myst_markdown_notebook(text):
-        notebook.metadata.setdefault("mystnb", {}).update(_NOT_RUN)
-        return notebook
+        return _not_run(notebook)
     lines = text.splitlines()
     even_markdown_lines(notebook, lines)
     page.source = lessonsource.parse(text)
     page.checks, problems = exercisechecks.add_proofs(notebook, page.source)
-    page.problems.extend(problems)
     cells = code_cell_lines(notebook, lines)
-    page.problems.extend(pairing_problems(page.source, cells))
     # Every cell the author wrote must run: one that the markup swallowed is reported where it stands.
     lost = cellscan.lost_cells(text, {cell["line"] for cell in cells.values()}, set(myst_extensions))
-    page.problems.extend(Problem(line, message) for line, message in lost)
+    page.problems += [*problems, *pairing_problems(page.source, cells), *(Problem(*found) for found in lost)]
     page.problems.extend(
         Problem(fence.line, f"this {fence.name or 'code'} block is never closed: end it with a line of its fence")
         for fence in page.source.fences(top_level=True)
         if not fence.closed and not any(line > fence.line for line, _ in lost)  # said at the lost cell
     )
+    return _prepare_run(notebook, page, cells, len(lines))
+
+
+def _not_run(notebook: NotebookNode) -> NotebookNode:
+    notebook.metadata.setdefault("mystnb", {}).update(_NOT_RUN)
+    return notebook
+
+
+def _prepare_run(notebook: NotebookNode, page: pages.Page, cells: dict[int, dict], line_count: int) -> NotebookNode:
+    """Add the course's cells and keep the notebook on the page; unrun when its recorded run is missing."""
     allow_promised_errors(notebook)
-    add_course_cells(notebook, page, cells, len(lines))
+    add_course_cells(notebook, page, cells, line_count)
     if page.recorded_in is not None and not has_recorded_run(page.recorded_in, notebook):
         page.unrecorded = True
-        notebook.metadata.setdefault("mystnb", {}).update(_NOT_RUN)
+        _not_run(notebook)
     page.notebook = notebook
     return notebook
 
@@ -115,8 +104,7 @@ def read_ipynb_page(text: str, myst_extensions: list[str] | tuple[str, ...] = ()
         return v4.new_notebook(cells=[v4.new_markdown_cell(body)], metadata={"mystnb": _NOT_RUN, "orphan": True})
     notebook = ipynbpages.read(text)
     if page is None:
-        notebook.metadata.setdefault("mystnb", {}).update(_NOT_RUN)
-        return notebook
+        return _not_run(notebook)
     source_lines = ipynbpages.source_lines(text, notebook) or [0] * len(notebook.cells)
     # myst-nb reports a markdown cell's first line of text at its entry + 2, and a code cell at its entry.
     pairs = zip(source_lines, notebook.cells, strict=True)
@@ -128,13 +116,7 @@ def read_ipynb_page(text: str, myst_extensions: list[str] | tuple[str, ...] = ()
     }
     prose = "\n\n".join(cell.source for cell in notebook.cells if cell.cell_type == "markdown")
     page.source = lessonsource.parse(prose)  # for the title
-    allow_promised_errors(notebook)
-    add_course_cells(notebook, page, cells, len(text.splitlines()))
-    if page.recorded_in is not None and not has_recorded_run(page.recorded_in, notebook):
-        page.unrecorded = True
-        notebook.metadata.setdefault("mystnb", {}).update(_NOT_RUN)
-    page.notebook = notebook
-    return notebook
+    return _prepare_run(notebook, page, cells, len(text.splitlines()))
 
 
 def has_recorded_run(cache_path: Path, notebook: NotebookNode) -> bool:
@@ -155,11 +137,10 @@ def has_recorded_run(cache_path: Path, notebook: NotebookNode) -> bool:
 def even_markdown_lines(notebook: NotebookNode, lines: list[str]) -> None:
     """Point each markdown cell's source map entry at the line before its first line of text.
 
-    myst-nb records a markdown cell as starting on the line after the block before
-    it, drops the cell's opening empty lines, and reports the cell's first line of
-    text at that entry + 2 (1-based). So the entry must be the 0-based index of
-    the first line of text, minus one: text after k empty lines, or right after a
-    closing fence, is then reported at its own line.
+    myst-nb records a markdown cell as starting on the line after the block before it, drops the cell's opening
+    empty lines, and reports the cell's first line of text at that entry + 2 (1-based). So the entry must be the
+    0-based index of the first line of text, minus one: text after k empty lines, or right after a closing fence,
+    is then reported at its own line.
     """
     source_map = notebook.metadata["source_map"]
     for index, cell in enumerate(notebook.cells):
@@ -181,10 +162,7 @@ def code_cell_lines(notebook: NotebookNode, lines: list[str]) -> dict[int, dict]
         fence = source_map[index]  # myst-nb: the opening fence's 1-based line
         code = cell.source.splitlines()
         # The code follows the fence and the cell's options; find where, among the lines after the fence.
-        start = next(
-            (i for i in range(fence, len(lines)) if lines[i : i + len(code)] == code),
-            fence,
-        )
+        start = next((i for i in range(fence, len(lines)) if lines[i : i + len(code)] == code), fence)
         found[index] = {"line": fence, "code_line": start + 1}
     return found
 
@@ -193,15 +171,13 @@ def pairing_problems(source: lessonsource.LessonSource, cells: dict[int, dict]) 
     """The course's block parse must find myst-nb's code cells, at the same lines, and no others."""
     ours = {fence.line for fence in source.code_cells()}
     theirs = {cell["line"] for cell in cells.values()}
-    problems = [
+    return [
         Problem(line, "myst-nb runs a code cell here that the course's reading of the page does not see")
         for line in sorted(theirs - ours)
-    ]
-    problems += [
+    ] + [
         Problem(line, "the course's reading of the page sees a code cell here that myst-nb does not run")
         for line in sorted(ours - theirs)
     ]
-    return problems
 
 
 def setup_code(page: pages.Page) -> str:
@@ -220,8 +196,7 @@ def add_course_cells(notebook: NotebookNode, page: pages.Page, cells: dict[int, 
     setup = v4.new_code_cell(setup_code(page), metadata={"tags": ["remove-cell", SETUP_TAG]})
     verdict = v4.new_code_cell(f"{_RUNTIME_NAME}.finish()", metadata={"tags": ["remove-cell", VERDICT_TAG]})
     notebook.cells = [setup, *notebook.cells, verdict]
-    source_map = notebook.metadata["source_map"]
-    notebook.metadata["source_map"] = [0, *source_map, line_count]
+    notebook.metadata["source_map"] = [0, *notebook.metadata["source_map"], line_count]
     notebook.metadata[METADATA_KEY] = {
         "page": page.page_id,
         # shifted by the setup cell; JSON keys are strings

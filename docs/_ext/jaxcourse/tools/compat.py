@@ -1,23 +1,11 @@
 """Which JAX versions the course runs on: the verdicts of ``nox -s compat``.
 
-``nox -s compat -- 0.10.1 0.10.0`` builds the whole course once per version, in
-an environment of its own, from a copy of the sources (so that the checkout's
-figures and the published site stay as they are). It calls, per version:
-
-- ``python -m jaxcourse.tools.compat pin VERSION FILE``: requirements.txt with jax and
-  jaxlib moved to VERSION and every other pin unchanged (:func:`pinned_requirements`);
-- ``python -m jaxcourse.tools.compat copy SRC TARGET``: the sources to build (:func:`copy_sources`);
-- ``python -m jaxcourse.tools.compat record VERSION SITE OUT``: the build's verdict per
-  page, merged into OUT, ``_build/compat.json`` (:func:`verdicts`).
-
-``compat.json`` reads ``{"<jax version>": {"<page id>": {"status": "pass" | "fail",
-"where": "<file>:<line>", "message": ..., "changed_outputs": <n>}}}``; "where" and
-"message" are there for a failure only. ``changed_outputs`` counts the outputs that
-differ from the current site's recordings. The Pages workflow runs one version per
-job and joins their files with ``merge``. ``versions`` lists the newest releases on
-PyPI, for that workflow's matrix.
-
-When the file exists at build time the site shows it (``jaxcourse.published.compatpage``).
+``nox -s compat -- 0.10.1 0.10.0`` builds the course once per version, in an environment of its own, from a copy
+of the sources, with ``python -m jaxcourse.tools.compat pin``, ``copy`` and ``record`` (:func:`verdicts`, merged into
+``_build/compat.json``, which the site shows). The Pages workflow joins one file per version with ``merge``, and
+lists the newest releases on PyPI for its matrix with ``versions``. ``compat.json`` reads ``{"<jax version>":
+{"<page id>": {"status": "pass" | "fail", "where": "<file>:<line>", "message": ..., "changed_outputs": <n>}}}``,
+with "where" and "message" for a failure only, and the outputs that differ from the current site's recordings.
 """
 
 from __future__ import annotations
@@ -29,7 +17,9 @@ import shutil
 import sys
 from pathlib import Path
 
-#: A pin of jax or jaxlib in requirements.txt.
+from . import read_json
+from .publishing import sibling
+
 JAX_PIN = re.compile(r"^(jax|jaxlib)==\S+", re.M)
 #: The in-place install of the course extension, relative to the checkout.
 EXTENSION_PIN = re.compile(r"^-e (\./\S+)$", re.M)
@@ -70,12 +60,8 @@ def copy_sources(checkout: Path, target: Path) -> None:
 def _first_problems(warnings_log: Path, srcdir: Path) -> dict[str, tuple[str, str]]:
     """The first located problem of each source file: relative path -> ("<file>:<line>", message)."""
     found: dict[str, tuple[str, str]] = {}
-    if not warnings_log.is_file():
-        return found
-    for line in warnings_log.read_text(encoding="utf-8").splitlines():
-        match = LOCATED.match(line)
-        if not match:
-            continue
+    text = warnings_log.read_text(encoding="utf-8") if warnings_log.is_file() else ""
+    for match in filter(None, map(LOCATED.match, text.splitlines())):
         path = Path(match["path"])
         relative = (path.relative_to(srcdir) if path.is_absolute() and path.is_relative_to(srcdir) else path).as_posix()
         message = MACHINE_DETAILS.sub("", match["message"]).removeprefix("cell failed: ")
@@ -87,13 +73,10 @@ def verdicts(site: Path, srcdir: Path) -> dict[str, dict]:
     """Each executed page's verdict from a build into ``site`` (published, or failed and left in site.new)."""
     from . import shards
 
-    staging = site.with_name(site.name + ".new")
-    built = staging if staging.is_dir() else site
-    execution = built / "execution.json"
-    rows = json.loads(execution.read_text(encoding="utf-8")) if execution.is_file() else {}
-    problems = _first_problems(site.with_name(site.name + ".warnings.log"), srcdir)
-    report_file = site.parent / "changes.json"
-    report = json.loads(report_file.read_text(encoding="utf-8")) if report_file.is_file() else {"pages": {}}
+    staging = sibling(site, ".new")
+    rows = read_json((staging if staging.is_dir() else site) / "execution.json", {})
+    problems = _first_problems(sibling(site, ".warnings.log"), srcdir)
+    report = read_json(site.parent / "changes.json", {"pages": {}})
     by_docname = {row["docname"]: (page_id, row) for page_id, row in rows.items()}
     result: dict[str, dict] = {}
     for docname in shards.executed_pages(srcdir):
@@ -112,8 +95,7 @@ def verdicts(site: Path, srcdir: Path) -> dict[str, dict]:
 
 def merge(out: Path, results: dict[str, dict]) -> dict:
     """Add ``results`` (version -> page -> verdict) to the file ``out``, versions in order; the whole."""
-    data = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
-    data.update(results)
+    data = read_json(out, {}) | results
     data = {version: data[version] for version in sorted(data, key=version_key)}
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n", encoding="utf-8")

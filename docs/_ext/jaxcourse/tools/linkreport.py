@@ -1,11 +1,8 @@
 """The weekly link check's issue: ``python -m jaxcourse.tools.linkreport OUTPUT.json BODY.md``.
 
-``nox -s linkcheck`` runs Sphinx's ``linkcheck`` builder over the site's sources
-(in the workflow, where there is network; the ordinary build never goes out).
-The builder writes ``output.json``, one JSON object per link checked. This module
-turns the broken ones into the body of one issue, listed by page and line, which
-the workflow opens, or updates while it is open. It exits 1 when something is
-broken, so that the workflow knows whether to file.
+``nox -s linkcheck`` runs Sphinx's ``linkcheck`` builder (in the workflow, where there is network), which writes
+``output.json``. This module turns its broken links into the body of one issue, by page and line, which the
+workflow opens or updates; it exits 1 when something is broken, so that the workflow knows whether to file.
 """
 
 from __future__ import annotations
@@ -14,9 +11,8 @@ import json
 import sys
 from pathlib import Path
 
-from . import report_arguments
+from . import plural, report_arguments
 
-# The command line: each argument and its help, in order.
 COMMAND_LINE = {
     "output": "the linkcheck builder's output.json",
     "out": "where to write the issue's body",
@@ -52,13 +48,8 @@ def _cell(text: str) -> str:
 def issue_body(results: list[dict], run_url: str | None = None) -> str:
     """Markdown for the issue: a table per page of line, link and what went wrong."""
     pages = broken_links(results)
-    count = sum(len(found) for found in pages.values())
-    checked = len(results)
-    lines = [
-        f"The weekly link check found {count} broken link{'s' if count != 1 else ''} "
-        f"among the {checked} links of the site's pages.",
-        "",
-    ]
+    count = plural(sum(len(found) for found in pages.values()), "broken link")
+    lines = [f"The weekly link check found {count} among the {len(results)} links of the site's pages.", ""]
     for page, found in pages.items():
         lines += [f"### `{page}`", "", "| Line | Link | Problem |", "| ---: | --- | --- |"]
         lines += [

@@ -1,11 +1,8 @@
 """Start a lesson from the template: ``python -m jaxcourse.tools.newlesson ID "Title"`` (``nox -s new``).
 
-Writes ``lessons/ID.md`` from ``lessons/_template.md`` with the id, the title,
-the exercise labels and the figure's file and name filled in, and its place
-in the course taken from the lessons that share the id's slug: their phase
-and phase title, and the next order (``foundations-06`` joins Phase 01 after
-foundations-05). A new slug opens the next phase. The new lesson passes the
-checker and builds as it is; its TODOs are the author's to replace.
+Writes ``lessons/ID.md`` from ``lessons/_template.md`` with the id, title, exercise labels and figure filled in,
+placed after the lessons that share the id's slug (``foundations-06`` joins their phase after foundations-05; a
+new slug opens the next phase). The new lesson passes the checker and builds; its TODOs are the author's.
 """
 
 from __future__ import annotations
@@ -49,18 +46,14 @@ def place_in_course(root: Path, lesson_id: str) -> dict:
     return {"phase": phase, "phase_title": "TODO phase title", "order": 1}
 
 
-def _scalar(value) -> str:
-    return str(value) if isinstance(value, int) else yaml_text(value)
-
-
 def new_lesson_text(template: str, lesson_id: str, title: str, place: dict | None = None) -> str:
+    """The template's text for a new lesson: its id, title and, given ``place``, its place in the course."""
     if TEMPLATE_ID not in template or f"title: {TEMPLATE_TITLE}" not in template:
         raise ValueError(f"{TEMPLATE} no longer holds {TEMPLATE_ID!r} and 'title: {TEMPLATE_TITLE}'")
     text = template.replace(TEMPLATE_ID, lesson_id).replace(f"title: {TEMPLATE_TITLE}", f"title: {yaml_text(title)}")
     if place:
-        text = _PLACE.sub(
-            lambda match: f"{match[1]}{_scalar(place[match[1].strip().rstrip(':')])}{match[2] or ''}", text
-        )
+        scalars = {key: str(value) if isinstance(value, int) else yaml_text(value) for key, value in place.items()}
+        text = _PLACE.sub(lambda match: f"{match[1]}{scalars[match[1].strip().rstrip(':')]}{match[2] or ''}", text)
     return text.replace(f"# {TEMPLATE_TITLE}", f"# {title}")
 
 

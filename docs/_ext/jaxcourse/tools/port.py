@@ -1,36 +1,18 @@
 """Bring notebook pages written for another Sphinx site (the JAX docs) into this one.
 
-``python -m jaxcourse.tools.port SOURCE_DOCS DEST [NAME ...]`` (``nox -s port -- ...``)
-copies each page ``SOURCE_DOCS/NAME`` (``NAME`` may sit in a subfolder:
-``notebooks/autodiff_cookbook``) to ``DEST/NAME``, keeping the folders, so
-references between ported pages still resolve. A page is taken from its
-``.ipynb`` where the source site builds from it (its ``conf.py`` excludes the
-``.md``, as the JAX docs do for ``notebooks/``), else from its ``.md``.
-
-Only what cannot work here changes, and every change is listed:
-
-- references (``{ref}``, ``{doc}``, ``{term}``, MyST links to labels and
-  pages) to what exists only on the other site become their plain text;
-  ``{func}``-style roles on a ``jax`` name stay (``jaxcourse.output.apilinks``
-  links them), others become inline code;
-- local images are copied beside the page (under ``images/``); remote images
-  and badges (Open in Colab) are removed, since a page loads nothing from
-  outside;
-- raw HTML becomes MyST where it has a counterpart (``<img>``, ``<a href>``,
-  ``<b>``) and is otherwise dropped, its text kept (comments stay);
-- the page is marked ``orphan`` (it needs no place in a table of contents)
-  and, where it draws images, gets their alt text (``--alt NAME=TEXT``);
-- an ``.ipynb``'s stored outputs are cleared: the build makes its own.
-
-Text, code, math and tags are otherwise left exactly as they were, so the
-page is tested as its authors wrote it. Keep third-party text out of the
-repository: port into a scratch clone (see docs/contributing.md).
+``python -m jaxcourse.tools.port SOURCE_DOCS DEST [NAME ...]`` (``nox -s port -- ...``) copies each page
+``SOURCE_DOCS/NAME`` (``notebooks/autodiff_cookbook``) to ``DEST/NAME``, from its ``.ipynb`` where the source
+site's ``conf.py`` excludes the ``.md``, else from its ``.md``. Only what cannot work here changes, and every change
+is listed: references to what exists only there become plain text; local images are copied beside the page, remote
+ones and badges removed; raw HTML becomes MyST or is dropped; the page is marked ``orphan`` with its images' alt
+text (``--alt NAME=TEXT``); a notebook's outputs are cleared. Port into a scratch clone (docs/contributing.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import collections
 import dataclasses
 import fnmatch
 import json
@@ -43,6 +25,7 @@ from pathlib import Path
 import nbformat
 
 from ..output.apilinks import is_jax_name
+from . import plural
 
 #: A label target line, ``(label)=``.
 _TARGET = re.compile(r"^\((?P<label>[^)\s]+)\)=\s*$", re.M)
@@ -97,10 +80,8 @@ class Page:
     copied: list[Path] = dataclasses.field(default_factory=list)
 
     def summary(self) -> str:
-        counts: dict[str, int] = {}
-        for change in self.changes:
-            counts[change.kind] = counts.get(change.kind, 0) + 1
-        told = ", ".join(f"{count} {kind}{'s' if count != 1 else ''}" for kind, count in counts.items())
+        counts = collections.Counter(change.kind for change in self.changes)
+        told = ", ".join(plural(count, kind) for kind, count in counts.items())
         return f"ported {self.dest} from {self.source.name}: " + (f"changed {told}" if told else "unchanged")
 
 
@@ -134,10 +115,9 @@ def plain(role: str, body: str) -> str:
     if explicit and explicit["text"]:
         return explicit["text"]
     target = body.strip()
-    if role == "doc":
-        return target.rsplit("/", 1)[-1].replace("_", " ").replace("-", " ")
-    if role == "ref":
-        return target.replace("-", " ").replace("_", " ")
+    if role in ("doc", "ref"):
+        name = target.rsplit("/", 1)[-1] if role == "doc" else target
+        return name.replace("_", " ").replace("-", " ")
     return target.lstrip("~")
 
 
@@ -171,6 +151,7 @@ class Porter:
         role, body = match["role"], match["body"]
         explicit = _EXPLICIT.match(body)
         target = (explicit["target"] if explicit else body).strip()
+        text = explicit["text"] if explicit else ""
         if role == "ref":
             if target in self.site.labels:
                 return match[0]
@@ -178,9 +159,8 @@ class Porter:
             doc = self.doc_name(target)
             if doc in self.site.docs:
                 if target.startswith("/"):  # absolute on the other site; relative here, under DEST
-                    shown = explicit["text"] if explicit and explicit["text"] else None
                     fixed = self.relative(doc)
-                    return f"{{doc}}`{shown} <{fixed}>`" if shown else f"{{doc}}`{fixed}`"
+                    return f"{{doc}}`{text} <{fixed}>`" if text else f"{{doc}}`{fixed}`"
                 return match[0]
         elif role in _PYTHON_ROLES:
             name = target.lstrip("~.!")
@@ -190,8 +170,7 @@ class Porter:
             if alias:
                 full = _JAX_ALIASES[alias] + name[len(alias) :]
                 self.note(where, "role", f"{match[0]} now names {full}, which the JAX docs found by searching")
-                shown = explicit["text"] if explicit and explicit["text"] else name
-                return f"{{{role}}}`{shown} <{full}>`"
+                return f"{{{role}}}`{text or name} <{full}>`"
             self.note(where, "role", f"{match[0]} became `{plain(role, body)}` (no API documentation here)")
             return f"`{plain(role, body)}`"
         elif role != "term":  # the site has no glossary: a term is its words
@@ -202,9 +181,7 @@ class Porter:
 
     def link(self, match: re.Match, where: str) -> str:
         target = match["target"]
-        if _SCHEME.match(target) or target.startswith("#") or target.startswith("<"):
-            return match[0]
-        if target in self.site.labels:
+        if _SCHEME.match(target) or target.startswith(("#", "<")) or target in self.site.labels:
             return match[0]
         doc = self.doc_name(target)
         if doc in self.site.docs:
@@ -221,14 +198,8 @@ class Porter:
             shown = src if len(src) <= 80 else f"{src[:40]}… ({len(src):,} characters)"
             self.note(where, "remote image", f"removed {shown} (a page loads nothing from outside)")
             return None
-        found = next(
-            (
-                path
-                for path in (self.source_docs / self.folder / src, self.source_docs / src.lstrip("/"))
-                if path.is_file()
-            ),
-            None,
-        )
+        candidates = (self.source_docs / self.folder / src, self.source_docs / src.lstrip("/"))
+        found = next((path for path in candidates if path.is_file()), None)
         if found is None:
             self.note(where, "image", f"removed {src}: no such file in the source")
             return None
@@ -273,14 +244,12 @@ class Porter:
         for index, line in enumerate(lines):
             where = where_of(index)
             fence = _FENCE.match(line)
-            if code:
+            if code or fence:
                 out.append(line)
-                if fence and _closes(fence, code):
-                    code = None
-                continue
-            if fence:
-                out.append(line)
-                if directives and _closes(fence, directives[-1]):
+                if code:
+                    if fence and _closes(fence, code):
+                        code = None
+                elif directives and _closes(fence, directives[-1]):
                     directives.pop()
                 elif _is_literal(fence["info"]):
                     code = fence["marker"]
@@ -447,10 +416,7 @@ def main(argv: list[str]) -> int:
         help="alt text for the images page NAME displays (the JAX tutorials' are built in)",
     )
     arguments = parser.parse_args(argv)
-    image_alt = dict(JAX_TUTORIAL_IMAGES)
-    for item in arguments.alt:
-        name, _, text = item.partition("=")
-        image_alt[name] = text
+    image_alt = JAX_TUTORIAL_IMAGES | dict(item.partition("=")[::2] for item in arguments.alt)
     try:
         pages = port(arguments.source, arguments.dest, arguments.names or list(JAX_TUTORIALS), image_alt=image_alt)
     except FileNotFoundError as error:

@@ -1,13 +1,10 @@
 """Build a site beside the published one, and publish it only when the build passes.
 
 :func:`build_and_publish` builds into ``SITE.new`` with warnings as errors (doctrees and kernel logs in
-``SITE.new.doctrees``, never in the site), then swaps it in for ``SITE`` (:func:`publish`). A failed
-build leaves ``SITE`` as it was and exits non-zero; a swap cut short by a kill is finished or undone
-by the next run (:func:`recover`), so the last good site is never lost.
-
-:func:`sphinx_command` is the project's one sphinx-build command line; the tests and the benchmark
-use it too. The command-line tools that build sites (``sitebuild``, ``shards``) both stand on this
-module, so neither imports the other's command.
+``SITE.new.doctrees``, never in the site), then swaps it in for ``SITE`` (:func:`publish`). A failed build leaves
+``SITE`` as it was; a swap cut short by a kill is finished or undone by the next run (:func:`recover`), so the last
+good site is never lost. :func:`sphinx_command` is the project's one sphinx-build command line: ``sitebuild``,
+``shards``, the tests and the benchmark all use it.
 """
 
 from __future__ import annotations
@@ -19,6 +16,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from . import plural
 
 #: How Sphinx prints a warning or an error, located ("<path>:<line>: ERROR: <message>") or not.
 PROBLEM = re.compile(r"(?:^|: )(?:WARNING|ERROR|CRITICAL): ")
@@ -39,6 +38,14 @@ def sibling(site: Path, suffix: str) -> Path:
     return site.with_name(site.name + suffix)
 
 
+def remove(path: Path) -> None:
+    """Delete the file or folder at ``path``, if there is one."""
+    if path.is_dir():
+        shutil.rmtree(path)
+    else:
+        path.unlink(missing_ok=True)
+
+
 def recover(site: Path) -> None:
     """Finish or undo a swap that a kill interrupted (see :func:`publish`)."""
     old = sibling(site, ".old")
@@ -54,11 +61,7 @@ def publish(staging: Path, site: Path) -> None:
     """Replace ``site`` with ``staging``: two renames, recoverable at every point by :func:`recover`."""
     recover(site)
     for name in BUILD_INTERNALS:
-        path = staging / name
-        if path.is_dir():
-            shutil.rmtree(path)
-        else:
-            path.unlink(missing_ok=True)
+        remove(staging / name)
     old = sibling(site, ".old")
     if site.exists():
         site.rename(old)
@@ -83,7 +86,7 @@ def build_and_publish(srcdir: Path, site: Path, options: list[str]) -> int:
         # Sphinx has already printed each problem once, located; the summary only counts them.
         problems = warnings.read_text(encoding="utf-8").splitlines() if warnings.exists() else []
         count = sum(1 for line in problems if PROBLEM.search(line))
-        listed = f"{count} problem{'s' if count != 1 else ''} listed above"
+        listed = f"{plural(count, 'problem')} listed above"
         if not count:  # Sphinx stopped before any page problem: its own message is above
             listed += f"; sphinx-build stopped with status {status}"
         kept = f"the last good site in {site} was kept" if site.exists() else "no site was published"

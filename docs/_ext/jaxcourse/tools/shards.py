@@ -1,26 +1,10 @@
 """Spread execution over machines: run one shard of the executed pages, then assemble the site from all.
 
-``python -m jaxcourse.tools.shards execute --shard K/N --into DIR`` (``nox -s execute``)
-executes the pages of shard K of N on this machine and leaves in DIR:
-
-- ``cache/``: a jupyter-cache holding each page's executed notebook, put there by
-  myst-nb's own cache execution (``nb_execution_mode=cache`` on an empty cache);
-- ``figures/``: the figure files those pages drew;
-- ``shard.json``: which pages, and which of their runs were made by this shard.
-
-``python -m jaxcourse.tools.sitebuild OUTDIR --from DIR [DIR...]`` (``nox -s docs -- --from``)
-merges the shards' caches with jupyter-cache's public API (:func:`merge_caches`),
-copies their figures into the source tree, and builds the site from the cache
-without executing a cell (``course_require_recorded``). A page with no recording
-fails with one message naming it. The shards' runs count as the build's own
-(``course_fresh_runs``), so the stamps, the change report and execution.json read
-as after a one-machine build.
-
-Pages are never split: each executes whole, in one kernel, on one shard, with
-its own settings (simulated devices, timeout). Shards are balanced by the run
-times recorded in the last site's execution.json; a page without one is
-estimated from its ``minutes`` in front matter (:func:`page_costs`). Every
-shard computes the same plan from the same inputs, so shards need not talk.
+``python -m jaxcourse.tools.shards execute --shard K/N --into DIR`` (``nox -s execute``) executes shard K of N with
+myst-nb's cache execution and leaves in DIR the executed notebooks (``cache/``), their figures and ``shard.json``.
+``python -m jaxcourse.tools.sitebuild OUTDIR --from DIR...`` builds the site from those, executing nothing
+(:func:`assembly_options`). Pages are never split; shards are balanced by recorded run times or front matter
+``minutes`` (:func:`page_costs`), and every shard computes the same plan, so shards need not talk.
 """
 
 from __future__ import annotations
@@ -35,7 +19,8 @@ from pathlib import Path
 
 from ..source import catalogue, frontmatter
 from ..source.pagesource import executes
-from .publishing import build_and_publish
+from . import read_json
+from .publishing import build_and_publish, remove
 
 SHARD_FILE = "shard.json"
 
@@ -49,9 +34,7 @@ def executed_pages(root: Path) -> list[str]:
     found = [path.relative_to(root).with_suffix("").as_posix() for path in catalogue.lesson_files(root)]
     for path in sorted([*Path(root, "docs").rglob("*.md"), *Path(root, "docs").rglob("*.ipynb")]):
         relative = path.relative_to(root)
-        if any(part.startswith(("_", ".")) for part in relative.parts):
-            continue
-        if executes(path):
+        if not any(part.startswith(("_", ".")) for part in relative.parts) and executes(path):
             found.append(relative.with_suffix("").as_posix())
     return sorted(found)
 
@@ -72,12 +55,8 @@ def page_costs(root: Path, docnames: list[str], execution_json: Path | None) -> 
     that have both; with no recording at all, minutes alone rank the pages. A page
     with neither costs the median of the others.
     """
-    recorded: dict[str, float] = {}
-    if execution_json is not None and execution_json.is_file():
-        rows = json.loads(execution_json.read_text(encoding="utf-8"))
-        recorded = {
-            row["docname"]: float(row["runtime_seconds"]) for row in rows.values() if row.get("runtime_seconds")
-        }
+    rows = read_json(execution_json, {}) if execution_json is not None else {}
+    recorded = {row["docname"]: float(row["runtime_seconds"]) for row in rows.values() if row.get("runtime_seconds")}
     minutes = {docname: study_minutes(Path(root, docname + ".md")) for docname in docnames}
     both = [docname for docname in docnames if docname in recorded and minutes[docname]]
     seconds_per_minute = sum(recorded[d] for d in both) / sum(minutes[d] for d in both) if both else 1.0
@@ -119,14 +98,11 @@ def execute(root: Path, shard: str, into: Path, last_site: Path, options: list[s
     mine = plan(page_costs(root, docnames, last_site / "execution.json"), count)[index - 1]
     into.mkdir(parents=True, exist_ok=True)
     for leftover in ("cache", "figures", "site", SHARD_FILE):
-        path = into / leftover
-        shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
+        remove(into / leftover)
     print(f"Shard {index} of {count}: {len(mine)} of {len(docnames)} pages: {', '.join(mine) or 'none'}")
-    if not mine:
-        status = 0
-        rows: dict = {}
-    else:
-        site = into / "site"
+    site = into / "site"
+    rows: dict = {}
+    if mine:
         status = build_and_publish(
             root,
             site,
@@ -144,24 +120,21 @@ def execute(root: Path, shard: str, into: Path, last_site: Path, options: list[s
         if status != 0:
             return status
         rows = json.loads((site / "execution.json").read_text(encoding="utf-8"))
-    figures = []
-    recordings = into / "site" / "recordings.json"
-    recorded_pages = json.loads(recordings.read_text(encoding="utf-8"))["pages"] if recordings.is_file() else {}
+    recorded_pages = read_json(site / "recordings.json", {"pages": {}})["pages"]
+    figures = sorted(name for page in recorded_pages.values() for name in page.get("figures", {}))
     (into / "figures").mkdir()
-    for page in recorded_pages.values():
-        for name in page.get("figures", {}):
-            shutil.copy2(root / "figures" / name, into / "figures" / name)
-            figures.append(name)
+    for name in figures:
+        shutil.copy2(root / "figures" / name, into / "figures" / name)
     fresh = [f"{page_id}@{row['started']}" for page_id, row in rows.items() if row["fresh"] and row["started"]]
     record = {
         "shard": [index, count],
         "pages": mine,
         "fresh_runs": sorted(fresh),
-        "figures": sorted(figures),
+        "figures": figures,
         "finished": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
     }
     (into / SHARD_FILE).write_text(json.dumps(record, indent=2), encoding="utf-8")
-    shutil.rmtree(into / "site", ignore_errors=True)
+    shutil.rmtree(site, ignore_errors=True)
     return 0
 
 
@@ -212,18 +185,18 @@ def assembly_options(root: Path, folders: list[Path], cache: Path) -> list[str]:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m jaxcourse.tools.shards", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    run = commands.add_parser("execute", help="execute one shard's pages into a folder")
-    run.add_argument("--shard", required=True, help="K/N: this machine runs shard K of N")
-    run.add_argument("--into", required=True, type=Path, help="the folder for the shard's recordings")
-    run.add_argument(
+    last_site = argparse.ArgumentParser(add_help=False)
+    last_site.add_argument(
         "--last-site",
         type=Path,
         default=Path("_build/html"),
         help="the last site, whose execution.json balances the shards (default: _build/html)",
     )
-    show = commands.add_parser("plan", help="print which pages each of N shards runs")
+    run = commands.add_parser("execute", parents=[last_site], help="execute one shard's pages into a folder")
+    run.add_argument("--shard", required=True, help="K/N: this machine runs shard K of N")
+    run.add_argument("--into", required=True, type=Path, help="the folder for the shard's recordings")
+    show = commands.add_parser("plan", parents=[last_site], help="print which pages each of N shards runs")
     show.add_argument("shards", type=int)
-    show.add_argument("--last-site", type=Path, default=Path("_build/html"))
     arguments, options = parser.parse_known_args(argv)
     root = Path.cwd()
     try:

@@ -1,18 +1,10 @@
 """Build the site beside the published one and publish it only when the build passes.
 
 ``python -m jaxcourse.tools.sitebuild OUTDIR [--lesson ID] [--compare-to DIR] [--from DIR...] [--progress]
-[sphinx options...]`` builds into ``OUTDIR.new`` with warnings as errors (doctrees and kernel logs in
-``OUTDIR.new.doctrees``, never in the site), then swaps it in for ``OUTDIR``.
-A failed build leaves ``OUTDIR`` as it was, prints every problem once more at
-the end, and exits non-zero (``jaxcourse.tools.publishing``).
-
-With ``--from``, the site is assembled from the recordings that shards of
-``nox -s execute`` left in those folders, executing nothing (``jaxcourse.tools.shards``).
-With ``--progress`` it prints a line per executed page as it finishes.
-
-A whole-site build compares its recordings with the site it replaces (or with
-``--compare-to DIR``) and prints the change report's summary; the report is in
-``changes.json`` beside the site, and ``changes.md`` for a CI job summary.
+[sphinx options...]`` builds into ``OUTDIR.new`` and swaps it in for ``OUTDIR`` (``jaxcourse.tools.publishing``).
+With ``--from`` it assembles the site from shards' recordings, executing nothing (``jaxcourse.tools.shards``). A
+whole-site build compares its recordings with the site it replaces (or ``--compare-to DIR``) and prints the change
+report's summary; the report is in ``changes.json`` beside the site, and ``changes.md`` for a CI job summary.
 """
 
 from __future__ import annotations
