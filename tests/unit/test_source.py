@@ -338,6 +338,13 @@ def test_an_ipynb_s_metadata_keys_are_located_in_the_notebook_s_own_metadata_not
     assert frontmatter.execution_settings(front).timeout == 30
 
 
+def test_a_page_whose_lesson_is_not_a_mapping_gets_messages_not_a_crash():
+    front = frontmatter.parse("---\nlesson: 3\nexecution:\n  cpu_devices: 2\n---\n# A page\n")
+    problems = frontmatter.validate_notebook_page(front)
+    assert problems[0].line == 2 and "'lesson:' is for the lessons in lessons/" in problems[0].message
+    assert frontmatter.execution_settings(front).cpu_devices == 2
+
+
 # --- notebook markdown for the downloads --------------------------------------------------------------------------
 
 LESSON_MARKDOWN = """Intro with {func}`~jax.jit`, {doc}`the basics <basics>` and {ref}`label`.

@@ -70,7 +70,8 @@ class FrontMatter:
 
     @property
     def lesson(self) -> dict:
-        return self.data.get("lesson") or {}
+        value = self.data.get("lesson")
+        return value if isinstance(value, dict) else {}  # not a mapping: validate() says so, at its line
 
     @property
     def execution(self) -> dict:
