@@ -18,13 +18,12 @@ from markdown_it.renderer import RendererHTML
 from myst_parser.config.main import MdParserConfig
 from myst_parser.parsers.mdit import create_md_parser
 
-from ..source.lessonsource import MYST_EXTENSIONS
+from ..source.frontmatter import front_matter_end
+from ..source.lessonsource import DIRECTIVE, MYST_EXTENSIONS, option_lines
 
 _TAG = re.compile(r"<\s*/?\s*([A-Za-z][\w-]*)")
 #: Nothing but HTML comments (the JAX docs' "freshness" notes): invisible, so dropped without a word.
 _ONLY_COMMENTS = re.compile(r"^\s*(?:<!--(?:(?!-->).)*-->\s*)+$", re.S)
-_DIRECTIVE = re.compile(r"^\{(?P<name>[\w:-]+)\}")
-_OPTION_LINE = re.compile(r"^:[\w-]+:")
 #: A tag's MyST counterpart, for the message.
 ALTERNATIVES = {
     "img": "an image is '![alt text](path)' or a '{figure}' directive with ':alt:'",
@@ -99,17 +98,14 @@ def _spans(text: str, first_line: int = 1) -> list[tuple[int, int, str]]:
                     offset += 1
                 elif child.type == "html_inline" and not is_comment(child.content):
                     found.append((line + offset, line + offset, child.content))
-        elif token.type in ("fence", "colon_fence") and (directive := _DIRECTIVE.match(token.info.strip())):
+        elif token.type in ("fence", "colon_fence") and (directive := DIRECTIVE.match(token.info.strip())):
             if directive["name"] == "raw":
                 found.append((line, last, "{raw} " + token.info.strip()[len("{raw}") :].strip()))
             elif directive["name"] != "code-cell":
                 # A directive's body is MyST too (an admonition, an exercise): look inside, at its lines.
                 body = token.content.splitlines()
-                start = 0
-                if body and body[0].strip() == "---":
-                    start = next((i + 1 for i in range(1, len(body)) if body[i].strip() == "---"), 0)
-                while start < len(body) and _OPTION_LINE.match(body[start].strip()):
-                    start += 1
+                start = front_matter_end(body)  # a directive's options may be a '---' YAML block too
+                start += option_lines(body[start:])[1]
                 found += _spans("\n".join([""] * start + body[start:]), line + 1)
     return found
 
@@ -127,9 +123,7 @@ def lines_with_html(text: str) -> set[int]:
 def find_in_page(text: str) -> list[RawHtml]:
     """:func:`find` over a page file, its front matter skipped but counted; one per line."""
     lines = text.splitlines()
-    end = 0
-    if lines and lines[0].strip() == "---":
-        end = next((i + 1 for i in range(1, len(lines)) if lines[i].strip() == "---"), 0)
+    end = front_matter_end(lines)
     first_on_line: dict[int, RawHtml] = {}
     for found in find("\n".join([""] * end + lines[end:])):
         first_on_line.setdefault(found.line, found)
