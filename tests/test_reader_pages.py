@@ -153,7 +153,7 @@ def assert_ran_to_first_exercise(notebook) -> None:
 
 
 # The lessons whose whole starter notebook runs below (CHECKED_STARTERS) are checked there, from that run.
-@pytest.mark.parametrize("lesson_id", [id for id in LESSON_IDS if id not in CHECKED_STARTERS])
+@pytest.mark.parametrize("lesson_id", [lesson_id for lesson_id in LESSON_IDS if lesson_id not in CHECKED_STARTERS])
 def test_the_starter_notebook_runs_to_its_first_exercise(course_site, lesson_id, tmp_path):
     notebook = nbformat.read(download(course_site, f"{lesson_id}-exercises.ipynb"), as_version=4)
     assert_ran_to_first_exercise(run_until_first_scaffold(notebook, tmp_path))
