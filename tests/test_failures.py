@@ -237,8 +237,20 @@ NOTEBOOK_JSON = nbformat.writes(
         metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}, "orphan": True},
     )
 )
+# A notebook that names no kernel runs in the course's, like any other page: the failure is located at the statement
+# (a plain kernel records no line, and the failure would be reported at the cell's "source" key).
+NO_KERNELSPEC_JSON = nbformat.writes(
+    nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell("# A notebook that names no kernel"),
+            nbformat.v4.new_code_cell("def half(n):\n    return n / 0\n\nhalf(4)"),
+        ],
+        metadata={"orphan": True},
+    )
+)
 NOTEBOOK_FILES = {
     "failing-notebook": (NOTEBOOK_JSON, [('"assert y == 3', r'^cell failed: AssertionError at "assert y == 3')]),
+    "notebook-without-kernelspec": (NO_KERNELSPEC_JSON, [('"    return n / 0', r"^cell failed: ZeroDivisionError")]),
 }
 
 

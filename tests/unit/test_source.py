@@ -325,13 +325,22 @@ def test_each_cell_of_an_ipynb_is_located_at_its_source_key():
     assert ipynbpages.is_notebook_json("\n  " + text) and not ipynbpages.is_notebook_json("---\n{}")
 
 
+def test_an_ipynb_that_names_no_kernel_runs_in_python_3_and_one_that_names_its_kernel_keeps_it():
+    v4 = nbformat.v4
+    unnamed = ipynbpages.read(nbformat.writes(v4.new_notebook(cells=[v4.new_code_cell("x = 1")])))
+    assert unnamed.metadata["kernelspec"]["name"] == "python3"  # the name the course kernel's alias takes
+    other = {"name": "julia-1.10", "display_name": "Julia", "language": "julia"}
+    named = ipynbpages.read(nbformat.writes(v4.new_notebook(metadata={"kernelspec": other})))
+    assert named.metadata["kernelspec"] == other
+
+
 def test_an_ipynb_s_metadata_keys_are_located_in_the_notebook_s_own_metadata_not_a_cell_s():
     v4 = nbformat.v4
     notebook = v4.new_notebook(cells=[v4.new_code_cell("x = 1", metadata={"orphan": "a cell's"})])
     notebook.metadata.update({"execution": {"timeout": 30}, "orphan": True})
     text = nbformat.writes(notebook)
     front = ipynbpages.front_matter(text, ipynbpages.read(text))
-    assert front.data == {"execution": {"timeout": 30}, "orphan": True}
+    assert front.data == {"execution": {"timeout": 30}, "orphan": True, "kernelspec": ipynbpages.DEFAULT_KERNELSPEC}
     lines = text.splitlines()
     assert lines[front.line_of("orphan") - 1].strip() == '"orphan": true'
     assert lines[front.line_of("execution.timeout") - 1].strip() == '"execution": {'  # a key's line is its mapping's

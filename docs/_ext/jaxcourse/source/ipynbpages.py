@@ -21,8 +21,16 @@ def is_notebook_json(text: str) -> bool:
     return text.lstrip().startswith("{")
 
 
+#: The kernel of a notebook that names none (four of the JAX docs' notebooks): Jupyter opens it in its default
+#: kernel, Python 3, and so does the course, whose "python3" alias is the course kernel. Unnamed, nbclient would
+#: start a plain kernel, without the course's records: no statement line for a failure, no crash trail.
+DEFAULT_KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
+
+
 def read(text: str) -> NotebookNode:
-    return nbformat.reads(text, as_version=4)
+    notebook = nbformat.reads(text, as_version=4)
+    notebook.metadata.setdefault("kernelspec", dict(DEFAULT_KERNELSPEC))
+    return notebook
 
 
 def source_lines(text: str, notebook: NotebookNode) -> list[int] | None:
