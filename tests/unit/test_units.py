@@ -570,6 +570,28 @@ def test_a_figure_s_text_is_text_big_enough_for_a_phone_and_the_same_bytes_each_
     assert (float(ratio[1]), float(ratio[2])) == charts.FIGURE_SIZE
 
 
+def test_a_chart_is_the_same_bytes_when_its_values_differ_in_the_last_bits_that_another_cpu_changes():
+    """practice-05's losses differ by up to 7e-8 between an AVX2 and an AVX-512 build of the same step."""
+    import math
+
+    from jaxcourse.runtime import charts
+
+    losses = [0.5712, 0.2641, 0.2493, 0.1921, 0.1232, 0.1398, 0.1254]
+    other_cpu = [loss * (1 + 3e-7 * (-1) ** index) for index, loss in enumerate(losses)]
+    visibly_lower = [*losses[:-1], losses[-1] - 0.01]
+
+    def chart(kind: str, values: list[float]) -> bytes:
+        data = {"kind": kind, "labels": list(range(1, 8)), "ylabel": "loss", "series": [{"label": "loss", "y": values}]}
+        return charts.render_svg(data, title="Validation loss per epoch")
+
+    for kind in ("line", "bar"):
+        assert chart(kind, other_cpu) == chart(kind, losses) != chart(kind, visibly_lower), kind
+    # A gap in a line stays a gap, and equal values or zeros are drawn as they are.
+    gap = charts.drawn([0.12345678, math.nan, 0.6])
+    assert gap[0] == 0.1235 and math.isnan(gap[1]) and charts.drawn([3.0, 3.0]) == [3.0, 3.0]
+    assert charts.drawn([0.0, 0.0]) == [0.0, 0.0]
+
+
 # --- raw HTML in prose ------------------------------------------------------------------------------------------
 
 

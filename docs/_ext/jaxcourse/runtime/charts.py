@@ -7,6 +7,7 @@ is chosen so that the smallest label is still 11 CSS px on a 390 px phone. Runs 
 from __future__ import annotations
 
 import io
+import math
 import re
 
 from .colours import text_colour_on
@@ -132,6 +133,22 @@ def value_text(value: float) -> str:
     return str(int(value)) if value.is_integer() else f"{value:.3g}"
 
 
+def drawn(values: list[float]) -> list[float]:
+    """``values`` rounded where no reader can see it: to the fourth significant digit of their range.
+
+    XLA compiles for the host's vector instructions, so a sum can round differently on a CPU with
+    AVX-512 than on one with AVX2 alone, in about the seventh digit. matplotlib writes a path to six
+    decimals of a point, so such a difference changed the committed figures on another machine. A
+    range of 0.55 is drawn to 0.0001, a few hundredths of a point. NaN (a gap in a line) stays NaN.
+    """
+    finite = [value for value in values if math.isfinite(value)]
+    spread = (max(finite) - min(finite) or max(map(abs, finite))) if finite else 0
+    if not spread:
+        return values
+    digits = 3 - math.floor(math.log10(spread))
+    return [round(value, digits) if math.isfinite(value) else value for value in values]
+
+
 def _draw_series(axes, kind: str, visual_data: dict, theme: dict) -> None:
     from matplotlib.ticker import MaxNLocator
 
@@ -139,6 +156,8 @@ def _draw_series(axes, kind: str, visual_data: dict, theme: dict) -> None:
     series = list(visual_data["series"])
     colours = theme["series"]
     values = [float(y) for entry in series for y in entry["y"]]
+    heights = iter(drawn(values))
+    drawn_y = [[next(heights) for _ in entry["y"]] for entry in series]
     if kind == "bar":
         width = 0.8 / len(series)
         # The value on each bar, so a reader reads it instead of estimating it against the axis. A value
@@ -150,7 +169,7 @@ def _draw_series(axes, kind: str, visual_data: dict, theme: dict) -> None:
         for series_index, entry in enumerate(series):
             positions = [i + (series_index - (len(series) - 1) / 2) * width for i in range(len(labels))]
             colour = colours[series_index % len(colours)]
-            bars = axes.bar(positions, entry["y"], width=width, label=entry.get("label"), color=colour)
+            bars = axes.bar(positions, drawn_y[series_index], width=width, label=entry.get("label"), color=colour)
             for bar_index, bar in enumerate(bars):
                 bar.set_gid(f"bar-{series_index}-{bar_index}")
             axes.bar_label(
@@ -167,7 +186,7 @@ def _draw_series(axes, kind: str, visual_data: dict, theme: dict) -> None:
         for series_index, entry in enumerate(series):
             (line,) = axes.plot(
                 labels,
-                entry["y"],
+                drawn_y[series_index],
                 marker=entry.get("marker", ""),
                 label=entry.get("label"),
                 color=colours[series_index % len(colours)],
