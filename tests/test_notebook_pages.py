@@ -65,9 +65,16 @@ PLOT = (
     "import matplotlib.pyplot as plt\n\nplt.plot([1, 2])\nplt.show()\n```\n"
 )
 PAGES = {
-    "plain": notebook_page("A plain notebook page", code_cell("value = 6 * 7\nprint('value:', value)")),
+    "plain": notebook_page(
+        "A plain notebook page",
+        code_cell("value = 6 * 7\nprint('value:', value)")
+        + "\n(plain-value)=\n## Where the value comes from\n\nSix sevens.\n",
+    ),
+    # Links to a label and to a heading of another page, which a one-page build of this one leaves unexecuted.
     "devices": notebook_page(
-        "A page with devices", code_cell("import jax\n\nprint('devices:', len(jax.devices()))")
+        "A page with devices",
+        code_cell("import jax\n\nprint('devices:', len(jax.devices()))")
+        + "\nSee {ref}`plain-value` and [its heading](plain.md#where-the-value-comes-from).\n",
     ).replace("orphan: true\n", "orphan: true\nexecution:\n  cpu_devices: 4\n"),
     "outputs": notebook_page("A page that displays things", DISPLAYS + "\n" + PLOT + "\n" + RICH_OUTPUTS).replace(
         "orphan: true\n", "orphan: true\n" + WIDGET_STATE
@@ -274,6 +281,11 @@ def test_a_one_lesson_build_runs_no_notebook_page(site):
 def test_a_one_page_build_takes_a_notebook_page_by_its_file(site):
     rows, outdir = one_page_build(site, "docs/devices.md")
     assert list(rows) == ["docs/devices"]
+    # The unexecuted page keeps its labels and headings, so the built page's links to them still resolve.
+    page = (outdir / "docs" / "devices.html").read_text(encoding="utf-8")
+    assert 'href="plain.html#plain-value"' in page and 'href="plain.html#where-the-value-comes-from"' in page
+    stub = (outdir / "docs" / "plain.html").read_text(encoding="utf-8")
+    assert 'id="where-the-value-comes-from"' in stub and "Six sevens" not in stub
     assert "not executed by this partial build" in (outdir / "lessons" / "shown-values.html").read_text(
         encoding="utf-8"
     )

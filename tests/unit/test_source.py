@@ -247,10 +247,16 @@ def test_execution_settings_on_a_prose_page_are_reported_not_ignored(reading):
     assert read.source == text and read.reading.page is None
 
 
-def test_a_partial_build_publishes_the_other_executed_pages_as_title_only_stubs(reading):
-    text = lesson("skipped", code_cell("x = 1"), title="Skipped lesson")
+def test_a_partial_build_publishes_the_other_executed_pages_as_stubs_that_keep_their_headings_and_labels(reading):
+    """The pages that are built may link to a label or a heading of a page that is not: the links still resolve."""
+    body = code_cell("# a comment, not a heading\nx = 1") + "\n(skipped-result)=\n## The result\n\nText.\n\nA\n-\n"
+    text = lesson("skipped", body, title="Skipped lesson")
     read = reading("lessons/skipped", text, course_only_pages=["lessons/chosen"])
-    assert read.source.startswith("---\norphan: true\n---\n# Skipped lesson\n\nThis page is not executed")
+    assert read.source == (
+        "---\norphan: true\n---\n# Skipped lesson\n\n"
+        "This page is not executed by this partial build; `nox -s docs` builds the whole site.\n\n"
+        "(skipped-result)=\n## The result\n\n## A\n"
+    )
     assert read.reported == [] and read.reading.page is None
     chosen = reading("lessons/chosen", lesson("chosen", code_cell("x = 1")), course_only_pages=["lessons/chosen"])
     assert chosen.reading.page.page_id == "chosen"
@@ -278,6 +284,11 @@ def test_an_ipynb_page_executes_with_its_metadata_as_front_matter_or_is_a_stub_n
     assert reading("docs/nb.ipynb", text).reading.page.settings.timeout == 7
     skipped = reading("docs/nb.ipynb", text, course_only_pages=["docs/other"])
     assert skipped.source.startswith("---\norphan: true\n---\n# Notebook title\n\nThis page is not executed")
+    labelled = text.replace("# Notebook title", "(nb-top)=\\n# Notebook title\\n\\n## Part\\n")
+    skipped = reading("docs/nb.ipynb", labelled, course_only_pages=["docs/other"])
+    assert skipped.source.endswith(
+        "---\n(nb-top)=\n# Notebook title\n\nThis page is not executed by this partial build.\n\n## Part\n"
+    )
 
 
 def test_which_documents_are_lessons():

@@ -31,8 +31,8 @@ OPTIONS: dict[str, tuple[object, str, type, str]] = {
         [],
         "env",
         list,
-        "Docnames (lessons/transforms-04, docs/jit-compilation) to execute, alone: every other executed "
-        "page becomes a title-only page so that links to it still resolve (nox -s lesson, nox -s execute).",
+        "Docnames (lessons/transforms-04, docs/jit-compilation) to execute, alone: every other executed page "
+        "keeps only its title, headings and labels, so that links to it resolve (nox -s lesson, nox -s execute).",
     ),
     "course_require_recorded": (
         False,

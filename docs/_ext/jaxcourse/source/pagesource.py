@@ -1,8 +1,8 @@
 """At ``source-read``: decide what each document is, check its front matter, and hand it to the reader.
 
-A page that is not built (invalid front matter, or left out of a build of chosen pages) becomes a title-only
-stub, so links to it resolve, no kernel starts for it, and a bad header gives no follow-on noise. The author's
-text is never rewritten otherwise.
+A page that is not built (invalid front matter, or left out of a build of chosen pages) becomes a stub: its
+title, and for a page left out its headings and labels, so links to it resolve, no kernel starts for it, and a
+bad header gives no follow-on noise. The author's text is never rewritten otherwise.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 from myst_nb.core.read import is_myst_markdown_notebook
 from sphinx.application import Sphinx
 
-from . import cellscan, fingerprint, frontmatter, ipynbpages, pages
+from . import cellscan, fingerprint, frontmatter, ipynbpages, lessonsource, pages
 from .located import report_front_matter
 
 
@@ -53,9 +53,8 @@ def on_source_read(app: Sphinx, docname: str, source: list[str]) -> None:
             source[0] = stub(text, path, "This page was not built: it has code cells but is not a notebook.")
         return
     if left_out(app, docname):
-        source[0] = stub(
-            text, path, "This page is not executed by this partial build; `nox -s docs` builds the whole site."
-        )
+        why = "This page is not executed by this partial build; `nox -s docs` builds the whole site."
+        source[0] = stub(text, path, why, keep_outline=True)
         return
     try:
         front = frontmatter.parse(text)
@@ -82,16 +81,11 @@ def read_notebook_file(app: Sphinx, docname: str, path: Path, source: list[str])
     text = source[0]
     if left_out(app, docname):
         try:
-            title = next(
-                line[2:].strip()
-                for cell in ipynbpages.read(text).cells
-                if cell.cell_type == "markdown"
-                for line in cell.source.splitlines()
-                if line.startswith("# ")
-            )
-        except (StopIteration, ValueError):
-            title = path.stem
-        source[0] = _orphan(title, "This page is not executed by this partial build.")
+            cells = ipynbpages.read(text).cells
+        except ValueError:
+            cells = []
+        markdown = "\n\n".join(cell.source for cell in cells if cell.cell_type == "markdown")
+        source[0] = _orphan(path.stem, "This page is not executed by this partial build.", outline(markdown))
         return
     try:
         notebook = ipynbpages.read(text)
@@ -101,7 +95,7 @@ def read_notebook_file(app: Sphinx, docname: str, path: Path, source: list[str])
         problems = [frontmatter.Problem(1, f"this notebook cannot be read: {error}")]
     if problems:
         report_front_matter(docname, problems)
-        source[0] = _orphan(path.stem, "This page was not built: its metadata is invalid.")
+        source[0] = _orphan(path.stem, "This page was not built: its metadata is invalid.", [])
         return
     start_executed_page(app, docname, path, front, False)
 
@@ -155,23 +149,44 @@ def cells_of_a_prose_page(text: str) -> list[frontmatter.Problem]:
     ]
 
 
-def stub(text: str, path: Path, why: str) -> str:
-    """A title-only page in place of one that is not built, so links to it still resolve.
+def stub(text: str, path: Path, why: str, *, keep_outline: bool = False) -> str:
+    """A short page in place of one that is not built, so links to it still resolve.
 
-    It is an orphan: a stub needs no place in a table of contents (a lesson keeps its own).
+    It is an orphan: a stub needs no place in a table of contents (a lesson keeps its own). A page left
+    out of a partial build keeps its ``outline``, since the pages that are built may link to its labels
+    and headings; a page with problems keeps only its title, so that they give no follow-on noise.
     """
     try:
-        front = frontmatter.parse(text)
-        title = front.lesson.get("title")
+        title = frontmatter.parse(text).lesson.get("title")
     except frontmatter.FrontMatterError:
         title = None
     if not title:
         title = next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")), path.stem)
-    return _orphan(title, why)
+    return _orphan(title, why, outline(text) if keep_outline else [])
 
 
-def _orphan(title: str, why: str) -> str:
-    return f"---\norphan: true\n---\n# {title}\n\n{why}\n"
+def outline(text: str) -> list[str]:
+    """The label targets and headings of a page's markdown, in order: what a link to the page points at."""
+    lines = text.splitlines()
+    tokens = lessonsource.block_parser().parse("\n".join(lines[frontmatter.front_matter_end(lines) :]) + "\n")
+    found = []
+    for position, token in enumerate(tokens):
+        if token.level == 0 and token.type == "myst_target":
+            found.append(f"({token.content})=")
+        elif token.level == 0 and token.type == "heading_open":
+            found.append(f"{'#' * int(token.tag[1:])} {tokens[position + 1].content}")
+    return found
+
+
+def _orphan(title: str, why: str, outline: list[str]) -> str:
+    """The stub's text: ``outline`` (its first ``#`` heading, else ``title``), and ``why`` under the title."""
+    if not any(line.startswith("# ") for line in outline):
+        outline = [f"# {title}", *outline]
+    first = next(index for index, line in enumerate(outline) if line.startswith("# "))
+    blocks = [*outline[: first + 1], why, *outline[first + 1 :]]
+    # A label target stays on the line before the heading it names.
+    body = "".join(block + ("\n" if block.startswith("(") else "\n\n") for block in blocks)
+    return f"---\norphan: true\n---\n{body.rstrip()}\n"
 
 
 def pages_run_in_another_environment(app: Sphinx, env, added, changed, removed) -> list[str]:

@@ -99,7 +99,7 @@ def read_ipynb_page(text: str, myst_extensions: list[str] | tuple[str, ...] = ()
     """The notebook of an ``.ipynb`` page, with the course's cells and its lines in the JSON (``ipynbpages``)."""
     reading = pages.reading()
     page = reading.page if reading else None
-    if not ipynbpages.is_notebook_json(text):  # the title-only stub a partial build puts in its place
+    if not ipynbpages.is_notebook_json(text):  # the stub a partial build puts in its place
         body = text.split("\n---\n", 1)[-1] if text.startswith("---\n") else text
         return v4.new_notebook(cells=[v4.new_markdown_cell(body)], metadata={"mystnb": _NOT_RUN, "orphan": True})
     notebook = ipynbpages.read(text)

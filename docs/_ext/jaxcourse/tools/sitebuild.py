@@ -24,7 +24,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--lesson",
         help="execute this page only (a lesson id, or a notebook page's file such as docs/page.md); "
-        "the other executed pages become title-only pages",
+        "the other executed pages keep only their titles, headings and labels",
     )
     parser.add_argument(
         "--compare-to",
