@@ -136,8 +136,8 @@ def value_text(value: float) -> str:
 def drawn(values: list[float]) -> list[float]:
     """``values`` rounded where no reader can see it: to the fourth significant digit of their range.
 
-    XLA compiles for the host's vector instructions, so a sum can round differently on a CPU with
-    AVX-512 than on one with AVX2 alone, in about the seventh digit. matplotlib writes a path to six
+    XLA compiles for the host's vector instructions, so a sum can round differently on another CPU, in
+    about the seventh digit (measured: AVX2 against AVX alone). matplotlib writes a path to six
     decimals of a point, so such a difference changed the committed figures on another machine. A
     range of 0.55 is drawn to 0.0001, a few hundredths of a point. NaN (a gap in a line) stays NaN.
     """
