@@ -2,7 +2,8 @@
 
 A small "other site" is written here (in this project's own words: the JAX docs' text is not ours
 to commit), with what the JAX docs hold: a page built from its .ipynb while a .md twin sits beside
-it, a page in a subfolder, badges and remote images, a local image, raw HTML, references to labels
+it, a page in a subfolder, badges and remote images, a local image, a local SVG whose nodes are links
+(as pprof draws them), raw HTML (a tag wrapped over two lines too), references to labels
 and pages that exist only there, {func} roles on jax names and JAX's short ones (lax.cond), a
 heading level skipped, an eqnarray, a cell that warns on stderr, and a cell tagged raises-exception
 that does not raise. It is ported into a tiny site, which must build: the standard tag means "may
@@ -40,6 +41,8 @@ GUIDE = (
 The call {func}`jax.jit` compiles, {func}`lax.cond` branches, and {ref}`a section there <only-there>`
 explains more; the [notebook](notebooks/walkthrough) and {doc}`the other guide <other-guide>` too.
 A remote picture ![a chart](https://images.example/chart.png) is dropped.
+The call graph ![Two boxes joined by an arrow](_static/graph.svg) is kept, without its links.<br
+/>A line break wrapped over two lines goes too.
 So is an inline one ![a dot](data:image/png;base64,INLINE_PAYLOAD).
 
 ### A heading two levels down
@@ -72,6 +75,14 @@ WALKTHROUGH_CELLS = [
 ]
 
 
+#: pprof's call graphs wrap every node in a link (an <a> with an xlink:title tooltip).
+GRAPH_SVG = (
+    '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="60" height="20">'
+    '<a xlink:title="f (4MB)"><rect width="20" height="20" fill="#ddd"/></a>'
+    '<a xlink:href="https://pprof.example/g"><rect x="40" width="20" height="20" fill="#ddd"/></a></svg>'
+)
+
+
 def png(path) -> None:
     """A 1x1 grey PNG, written from scratch."""
 
@@ -92,6 +103,7 @@ def other_site(tmp_path_factory):
     (docs / "conf.py").write_text("exclude_patterns = ['notebooks/*.md']\n", encoding="utf-8")
     (docs / "guide.md").write_text(GUIDE, encoding="utf-8")
     png(docs / "_static" / "pixel.png")
+    (docs / "_static" / "graph.svg").write_text(GRAPH_SVG, encoding="utf-8")
     kernelspec = {"name": "python3", "display_name": "Python 3", "language": "python"}
     notebook = nbformat.v4.new_notebook(cells=WALKTHROUGH_CELLS, metadata={"kernelspec": kernelspec})
     nbformat.write(notebook, docs / "notebooks" / "walkthrough.ipynb")
@@ -143,6 +155,10 @@ def test_the_port_lists_what_it_changed_and_keeps_what_resolves(ported):
     assert "[notebook](notebooks/walkthrough)" in text  # a page ported with it still resolves
     assert "{doc}" not in text and "the other guide" in text
     assert text.startswith("---\norphan: true\n")
+    assert "kept, without its links.\nA line break" in text and "<br" not in text
+    graph = (srcdir / "docs/ported/images/graph.svg").read_text(encoding="utf-8")
+    assert graph.count("<rect") == 2 and "<a" not in graph and "pprof.example" not in graph
+    assert "removed from images/graph.svg: 2 × a link <a>" in listed
 
 
 def test_the_ported_site_builds_with_every_promise(site):

@@ -398,6 +398,15 @@ def test_a_directive_s_closing_fence_opens_no_code_block():
     assert "[kept](as-is)" in ported and "\ninside\n" in ported and "After the tip." in ported
 
 
+def test_a_tag_that_wraps_onto_the_next_line_is_ported_like_one_on_a_single_line():
+    """As new_docs/201/profiling.md writes it: 'click "CAPTURE".<br' and then '/><br />' on the next line."""
+    from jaxcourse.tools import port
+
+    page = 'Enter a duration, and click "CAPTURE".<br\n   /><br />\n\n1. Then <a\nhref="x.md">run it</a> again.\n'
+    ported = port.port_text(page, set(), set())
+    assert ported == 'Enter a duration, and click "CAPTURE".\n\n\n1. Then run it again.\n'
+
+
 def test_pages_leave_out_mystnb_s_stylesheet_and_keep_the_others():
     from jaxcourse.output import pagestyles
     from sphinx.builders.html._assets import _CascadingStyleSheet
@@ -509,6 +518,7 @@ def test_an_svg_output_keeps_drawing_and_loses_what_runs_or_loads():
     for forbidden in ("script", "onload", "onclick", "evil.example", "foreignObject", "javascript", "@import", "<set"):
         assert forbidden not in clean, (forbidden, clean)
     assert '<circle r="2" fill="url(#ok)" clip-path="url(#clip)" />' in clean
+    assert "<g><text>t</text></g>" in clean and "<a" not in clean  # a link's drawing stays; pprof's nodes are links
     assert safesvg.problems(clean) == []
 
 
@@ -603,13 +613,14 @@ def test_raw_html_in_prose_is_found_at_its_line_wherever_it_stands():
         "and <img src=x onerror=alert(1)> on its second line.\n\n<div>\nblock\n</div>\n\n"
         "```{raw} html\n<script>alert(1)</script>\n```\n\n"
         "```{admonition} Inside\n:class: dropdown\n\nAn <iframe src='https://x'></iframe> here.\n```\n\n"
-        "```{code-cell} ipython3\nprint('<b>')\n```\n\nNot HTML: `<b>`, <https://x.example> and a < b.\n"
+        "```{code-cell} ipython3\nprint('<b>')\n```\n\nNot HTML: `<b>`, <https://x.example> and a < b.\n\n"
+        "A tag may wrap: <br\n/> and then <wbr> on the line after it.\n"
     )
     found = [(item.line, item.message.split(" in the page")[0]) for item in rawhtml.find_in_page(text)]
     lines = text.splitlines()
     assert [line for line, _ in found] == [
         next(number for number, line in enumerate(lines, 1) if needle in line)
-        for needle in ("<b onclick", "<img", "<div>", "{raw} html", "<iframe")
+        for needle in ("<b onclick", "<img", "<div>", "{raw} html", "<iframe", "<br", "<wbr>")
     ]
     assert found[1][1] == "raw HTML '<img src=x onerror=alert(1)>'"
     assert found[3][1] == "a {raw} directive"

@@ -96,8 +96,10 @@ def _spans(text: str, first_line: int = 1) -> list[tuple[int, int, str]]:
             for child in token.children or []:
                 if child.type in ("softbreak", "hardbreak"):
                     offset += 1
-                elif child.type == "html_inline" and not is_comment(child.content):
-                    found.append((line + offset, line + offset, child.content))
+                elif child.type == "html_inline":  # a tag may span lines: '<br' then '/>'
+                    if not is_comment(child.content):
+                        found.append((line + offset, line + offset + child.content.count("\n"), child.content))
+                    offset += child.content.count("\n")
         elif token.type in ("fence", "colon_fence") and (directive := DIRECTIVE.match(token.info.strip())):
             if directive["name"] == "raw":
                 found.append((line, last, "{raw} " + token.info.strip()[len("{raw}") :].strip()))

@@ -28,7 +28,7 @@ ET.register_namespace("xlink", XLINK)
 for _uri, _prefix in METADATA.items():
     ET.register_namespace(_prefix, _uri)
 
-#: Drawing elements; no script, foreignObject, animation (which can rewrite an href) or link.
+#: Drawing elements; no script, foreignObject, animation (which can rewrite an href) or link (an <a> becomes a <g>).
 ELEMENTS = {
     "svg", "g", "defs", "title", "desc", "metadata", "style", "symbol", "use", "path", "rect", "circle", "ellipse",
     "line", "polyline", "polygon", "text", "tspan", "textPath", "clipPath", "mask", "pattern", "marker", "image",
@@ -50,6 +50,7 @@ ATTRIBUTES = {
     "marker-start", "marker-mid", "marker-end", "vector-effect", "shape-rendering", "text-rendering", "space",
 }  # fmt: skip
 _METADATA_ATTRIBUTES = {"resource", "about"}
+_LINK_ATTRIBUTES = {"href", "target", "title", "show", "actuate", "role", "arcrole"}
 _FRAGMENT = re.compile(r"^#[\w.:-]+$")
 _RASTER = re.compile(r"^data:image/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=\s]*$")
 _URL = re.compile(r"url\(\s*(['\"]?)(.*?)\1\s*\)", re.IGNORECASE | re.DOTALL)
@@ -116,6 +117,11 @@ def _walk(element: ET.Element, found: list[str], *, in_metadata: bool = False) -
             element.remove(child)
             continue
         namespace, local = _split(child.tag)
+        if namespace == SVG and local == "a":  # a link (pprof and graphviz wrap each node in one): its drawing
+            found.append("a link <a>")  # stays, as a group, and the link and its tooltip go
+            child.tag, local = f"{{{SVG}}}g", "g"
+            for name in [name for name in child.attrib if _split(name)[1] in _LINK_ATTRIBUTES]:
+                del child.attrib[name]
         allowed = (namespace == SVG and local in ELEMENTS) or (in_metadata and namespace in METADATA)
         if not allowed:
             found.append(f"an element <{local}>" + ("" if namespace in (SVG, "") else f" in {namespace}"))

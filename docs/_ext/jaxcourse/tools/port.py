@@ -13,9 +13,11 @@ from __future__ import annotations
 import argparse
 import ast
 import collections
+import contextlib
 import dataclasses
 import fnmatch
 import json
+import os
 import posixpath
 import re
 import shutil
@@ -24,6 +26,7 @@ from pathlib import Path
 
 import nbformat
 
+from ..output import safesvg
 from ..output.apilinks import is_jax_name
 from . import plural
 
@@ -54,6 +57,8 @@ _HTML_ANCHOR = re.compile(r"<a\b[^>]*\b(?:name|id)\s*=\s*([\"'])[^\"']*\1[^>]*>\
 _HTML_EMPHASIS = {"b": "**", "strong": "**", "i": "*", "em": "*"}
 _HTML_TAG = re.compile(r"</?(?P<tag>[a-z][a-z0-9]*)\b[^>]*?/?>", re.I)
 _HTML_COMMENT_SPLIT = re.compile(r"(<!--.*?-->)", re.S)
+#: A tag still open at the end of a line ('click "CAPTURE".<br' then '/>'): CommonMark lets a tag span lines.
+_TAG_OPEN_AT_LINE_END = re.compile(r"</?[a-z][a-z0-9]*\b[^<>`]*$", re.I)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -208,6 +213,13 @@ class Porter:
         shutil.copyfile(found, copy)
         self.page.copied.append(copy)
         self.note(where, "image", f"copied {src} to images/{found.name}")
+        if copy.suffix.lower() == ".svg":  # the site publishes no SVG that links or loads (pprof's nodes are links)
+            text = copy.read_text(encoding="utf-8")
+            with contextlib.suppress(safesvg.UnsafeSvg):  # one that cannot be cleaned is the build's to refuse
+                if removed := collections.Counter(safesvg.problems(text)):
+                    copy.write_text(safesvg.clean(text), encoding="utf-8")
+                    what = ", ".join(f"{count} × {problem}" for problem, count in removed.most_common())
+                    self.note(where, "image", f"removed from images/{found.name}: {what}")
         return f"images/{found.name}"
 
     def html(self, line: str, where: str) -> str:
@@ -221,13 +233,16 @@ class Porter:
             text = _HTML_IMG.sub(image, text)
             text = _HTML_LINK.sub(lambda m: f"[{_HTML_TAG.sub('', m['text']).strip()}]({m['href']})", text)
             text = _HTML_ANCHOR.sub("", text)
-            return _HTML_TAG.sub(lambda m: _HTML_EMPHASIS.get(m["tag"].lower(), ""), text)
+            # A tag wrapped over lines leaves its line breaks: the words on either side stay apart.
+            return _HTML_TAG.sub(lambda m: "\n" * m[0].count("\n") + _HTML_EMPHASIS.get(m["tag"].lower(), ""), text)
 
         # Comments stay as they are: a browser never shows them, and the build drops them.
         parts = _HTML_COMMENT_SPLIT.split(line)
         text = "".join(part if number % 2 else convert(part) for number, part in enumerate(parts))
-        if text != line:
-            self.note(where, "raw HTML", f"{line.strip()[:70]!r} became {text.strip()[:70]!r}")
+        if text != line:  # shown from a little before the first change, which may be far along the line
+            start = max(0, len(os.path.commonprefix([line, text])) - 20)
+            before, after = (("..." if start else "") + part[start:].strip()[:70] for part in (line, text))
+            self.note(where, "raw HTML", f"{before!r} became {after!r}")
         return text
 
     def port(self, text: str, where_of) -> str:
@@ -240,10 +255,12 @@ class Porter:
         lines = text.splitlines(keepends=True)
         # The open fences: a code fence's body is left alone; a directive's body (```{note}) is MyST and is
         # ported, and its closing line must not be taken for the opening of a code block.
-        out, code, directives = [], None, []
+        out, code, directives, open_tag = [], None, [], ""
         for index, line in enumerate(lines):
             where = where_of(index)
             fence = _FENCE.match(line)
+            if open_tag:  # a tag that spans lines is ported with the line it began on
+                line, open_tag, where = open_tag + line, "", where_of(index - 1)
             if code or fence:
                 out.append(line)
                 if code:
@@ -255,6 +272,9 @@ class Porter:
                     code = fence["marker"]
                 else:
                     directives.append(fence["marker"])
+                continue
+            if {index + 1, index + 2} <= raw_lines and _TAG_OPEN_AT_LINE_END.search(line):
+                open_tag = line
                 continue
             if index + 1 in raw_lines:
                 line = self.html(line, where)
