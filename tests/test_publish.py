@@ -73,6 +73,15 @@ def test_an_unknown_lesson_is_refused_with_the_choices(published):
     assert result.stderr.rstrip().endswith("the lessons are: kept-lesson")
 
 
+def test_a_one_page_build_of_a_prose_page_builds_it_and_says_nothing_ran(published):
+    """nox -s lesson -- docs/page.md for a page that is not a notebook: checked and built, and said so."""
+    srcdir, site = published
+    result = publish(srcdir, site.parent / "one-page", "--lesson", "docs/contributing.md")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "docs/contributing: not a notebook, so nothing on it ran; page: " in result.stdout
+    assert (site.parent / "one-page" / "docs" / "contributing.html").is_file()
+
+
 # ------------------------------------------------------------------ a kill during the swap
 
 

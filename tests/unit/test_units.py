@@ -8,6 +8,7 @@ is read.
 from __future__ import annotations
 
 import datetime
+import json
 import types
 from pathlib import Path
 
@@ -404,7 +405,57 @@ def test_a_tag_that_wraps_onto_the_next_line_is_ported_like_one_on_a_single_line
 
     page = 'Enter a duration, and click "CAPTURE".<br\n   /><br />\n\n1. Then <a\nhref="x.md">run it</a> again.\n'
     ported = port.port_text(page, set(), set())
-    assert ported == 'Enter a duration, and click "CAPTURE".\n\n\n1. Then run it again.\n'
+    assert ported == '---\norphan: true\n---\nEnter a duration, and click "CAPTURE".\n\n\n1. Then run it again.\n'
+
+
+def test_a_reference_to_a_page_not_ported_reads_as_the_title_the_source_site_shows(tmp_path):
+    """As the JAX docs write them: references by label, by page and by name; figures in backtick fences."""
+    from jaxcourse.tools import port
+
+    source = tmp_path / "docs"
+    (source / "guide").mkdir(parents=True)
+    (source / "_static").mkdir()
+    (source / "_static" / "pic.png").write_bytes(b"png")
+    (source / "jaxpr.md").write_text("# JAX internals: the jaxpr language\n", encoding="utf-8")
+    (source / "tutorials.rst").write_text(".. _draft:\n\nDraft tutorials\n===============\n", encoding="utf-8")
+    (source / "other.md").write_text(
+        "---\ntitle: ignored\n---\n(other-page)=\n# The `other` page\n\n```python\n# a comment, not a heading\n```\n\n"
+        "(async)=\n\n## Asynchronous dispatch\n\n(loose)=\nA paragraph, so this label names no section.\n\n## Later\n",
+        encoding="utf-8",
+    )
+    (source / "guide" / "page.md").write_text(
+        "# Guide\n\nSee {ref}`async`, {ref}`draft`, {ref}`loose`, {doc}`../other`, {term}`jaxpr` and [](../other.md).\n"
+        "Read [Distributed arrays and\nparallelization][arrays] and [the web][web].\n\n"
+        "```{figure} ../_static/pic.png\n:alt: A picture.\n```\n\n[arrays]: ../other.md\n[web]: https://example.org\n",
+        encoding="utf-8",
+    )
+    (page,) = port.port(source, tmp_path / "ported", ["guide/page"])
+    assert page.dest.read_text(encoding="utf-8") == (
+        "---\norphan: true\n---\n# Guide\n\n"
+        "See Asynchronous dispatch, Draft tutorials, loose, The other page, jaxpr and The other page.\n"
+        "Read Distributed arrays and\nparallelization and [the web][web].\n\n"
+        "```{figure} images/pic.png\n:alt: A picture.\n```\n\n\n[web]: https://example.org\n"
+    )
+    assert (tmp_path / "ported" / "guide" / "images" / "pic.png").read_bytes() == b"png"
+    notes = [f"{change.where}: {change.what}" for change in page.changes]
+    assert (
+        "line 4: [Distributed arrays and parallelization][arrays] became plain text "
+        "'Distributed arrays and parallelization' (not on this site)" in notes
+    )
+
+
+def test_a_one_page_build_says_how_its_page_ran_or_that_it_is_not_a_notebook(tmp_path):
+    from jaxcourse.tools import sitebuild
+
+    record = {"fresh": False, "runtime_seconds": 4.42, "started": "2026-12-05T12:59:09+00:00"}
+    (tmp_path / "execution.json").write_text(json.dumps({"lessons/x-01": record}), encoding="utf-8")
+    assert sitebuild.page_summary(tmp_path, "lessons/x-01") == (
+        "lessons/x-01: its cells ran in 4.4 s in the run of 2026-12-05T12:59:09+00:00 (reused: its code and the "
+        f"environment are unchanged); page: {tmp_path}/lessons/x-01.html"
+    )
+    assert sitebuild.page_summary(tmp_path, "docs/guide") == (
+        f"docs/guide: not a notebook, so nothing on it ran; page: {tmp_path}/docs/guide.html"
+    )
 
 
 def test_pages_leave_out_mystnb_s_stylesheet_and_keep_the_others():

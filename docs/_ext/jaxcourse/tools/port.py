@@ -26,8 +26,10 @@ from pathlib import Path
 
 import nbformat
 
-from ..output import safesvg
+from ..output import rawhtml, safesvg
 from ..output.apilinks import is_jax_name
+from ..source import lessonsource
+from ..source.frontmatter import front_matter_end
 from . import plural
 
 #: A label target line, ``(label)=``.
@@ -44,7 +46,10 @@ _JAX_ALIASES = {"lax.": "jax.lax.", "jnp.": "jax.numpy.", "jax_nn.": "jax.nn."}
 _BADGE = re.compile(r"\[!\[(?P<alt>[^\]]*)\]\((?P<src>[^)\s]+)[^)]*\)\]\((?P<href>[^)\s]+)\)")
 _IMAGE = re.compile(r"!\[(?P<alt>[^\]]*)\]\((?P<src>[^)\s]+)(?P<title>\s+\"[^\"]*\")?\)")
 _LINK = re.compile(r"(?<!!)\[(?P<text>[^\]]*)\]\((?P<target>[^)\s]+)\)")
-_IMAGE_DIRECTIVE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>image|figure)\}\s+(?P<src>\S+)\s*$", re.M)
+#: A reference-style link, '[text][name]' (its words may wrap), and the definition of its name, '[name]: target'.
+_REFERENCE_LINK = re.compile(r"(?<![!\]])\[(?P<text>[^\[\]]+)\]\[(?P<name>[^\[\]]*)\]")
+_LINK_DEFINITION = re.compile(r"^ {0,3}\[(?P<name>[^\]^][^\]]*)\]:[ \t]*<?(?P<target>[^\s>]+)>?.*$", re.M)
+_IMAGE_DIRECTIVE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>image|figure)\}[ \t]+(?P<src>\S+)[ \t]*$", re.M)
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)
 #: A fence line and its info string: a code block (```python), a code cell, or a directive (```{note}).
 _FENCE = re.compile(r"^ {0,3}(?P<marker>`{3,}|~{3,})\s*(?P<info>.*?)\s*$")
@@ -59,6 +64,9 @@ _HTML_TAG = re.compile(r"</?(?P<tag>[a-z][a-z0-9]*)\b[^>]*?/?>", re.I)
 _HTML_COMMENT_SPLIT = re.compile(r"(<!--.*?-->)", re.S)
 #: A tag still open at the end of a line ('click "CAPTURE".<br' then '/>'): CommonMark lets a tag span lines.
 _TAG_OPEN_AT_LINE_END = re.compile(r"</?[a-z][a-z0-9]*\b[^<>`]*$", re.I)
+#: reStructuredText's label target and section underline (or overline), for the source site's .rst pages.
+_RST_TARGET = re.compile(r"^\.\. _(?P<label>[^:`]+):\s*$")
+_RST_RULE = re.compile(r"^([=\-~^\"'`#*+:._])\1+\s*$")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,6 +82,8 @@ class Site:
 
     labels: set[str]
     docs: set[str]  # posix names without suffix, relative to the docs root: notebooks/autodiff_cookbook
+    #: The source site's title for each of its labels and pages ("doc:NAME"): what a reference reads as there.
+    titles: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass
@@ -92,6 +102,49 @@ class Page:
 
 def labels(text: str) -> set[str]:
     return {match["label"] for match in _TARGET.finditer(text)}
+
+
+def source_titles(source_docs: Path) -> dict[str, str]:
+    """What each label and page ("doc:NAME") of the source site is called there: the heading it names."""
+    titles = {}
+    for path in sorted(source_docs.rglob("*")):
+        relative = path.relative_to(source_docs)
+        if path.suffix not in (".md", ".ipynb", ".rst") or relative.parts[0].startswith(("_build", ".")):
+            continue
+        texts = [path.read_text(encoding="utf-8")] if path.suffix == ".rst" else _texts(path)
+        headings = _rst_headings(texts[0]) if path.suffix == ".rst" else _markdown_headings("\n\n".join(texts))
+        if headings:  # a page is called by its first heading, a label by the heading right after it
+            titles[f"doc:{relative.with_suffix('').as_posix()}"] = headings[0][1]
+        titles.update((label, heading) for label, heading in headings if label)
+    return titles
+
+
+def _markdown_headings(text: str) -> list[tuple[str | None, str]]:
+    """Each heading of a MyST page, with the label target right before it (if any), as plain text."""
+    lines = text.splitlines()
+    tokens = lessonsource.block_parser().parse("\n".join(lines[front_matter_end(lines) :]) + "\n")
+    found, label = [], None
+    for position, token in enumerate(tokens):
+        if token.level == 0 and token.type == "heading_open":
+            found.append((label, tokens[position + 1].content.replace("`", "").strip()))
+        label = token.content if token.level == 0 and token.type == "myst_target" else None
+    return found
+
+
+def _rst_headings(text: str) -> list[tuple[str | None, str]]:
+    """Each section title of a reStructuredText page, with the label target right before it (if any)."""
+    lines = [*text.splitlines(), ""]
+    found, label = [], None
+    for index, line in enumerate(lines[:-1]):
+        rule = _RST_RULE.match(lines[index + 1])
+        if line.strip() and not _RST_RULE.match(line) and rule and len(lines[index + 1].rstrip()) >= len(line.strip()):
+            found.append((label, line.strip().replace("`", "")))
+            label = None
+        elif target := _RST_TARGET.match(line):
+            label = target["label"]
+        elif line.strip() and not _RST_RULE.match(line):
+            label = None  # a label before a paragraph names no section
+    return found
 
 
 def built_from_notebook(source_docs: Path, name: str) -> bool:
@@ -180,7 +233,8 @@ class Porter:
             return f"`{plain(role, body)}`"
         elif role != "term":  # the site has no glossary: a term is its words
             return match[0]  # {math}, {code}, {sup}: nothing to resolve
-        shown = plain(role, body)
+        titled = self.site.titles.get(target if role == "ref" else f"doc:{self.doc_name(target)}")
+        shown = text or (role != "term" and titled) or plain(role, body)
         self.note(where, "reference", f"{match[0]} became plain text {shown!r} (not on this site)")
         return shown
 
@@ -191,8 +245,9 @@ class Porter:
         doc = self.doc_name(target)
         if doc in self.site.docs:
             return f"[{match['text']}]({self.relative(doc)})"
-        # '[](page)' shows the page's title there; here, the page's name.
-        shown = match["text"] or plain("doc", target.split("#", 1)[0] or target)
+        # '[](page)' shows the page's title there, which the source names; else the page's name.
+        titled = None if "#" in target else self.site.titles.get(f"doc:{doc}")
+        shown = match["text"] or titled or plain("doc", target.split("#", 1)[0] or target)
         self.note(where, "reference", f"{match[0]} became plain text {shown!r} (not on this site)")
         return shown
 
@@ -247,10 +302,9 @@ class Porter:
 
     def port(self, text: str, where_of) -> str:
         """``text`` with each line outside code fences ported; ``where_of(i)`` names its i-th line."""
-        from ..output import rawhtml
-
         # A badge may wrap over two lines ('[![Open in\nColab](...)](...)'): those go first, over the whole text.
         text = _BADGE.sub(lambda m: self._badge(m, where_of(text.count("\n", 0, m.start()))), text)
+        text = self._reference_links(text, where_of)
         raw_lines = rawhtml.lines_with_html(text)
         lines = text.splitlines(keepends=True)
         # The open fences: a code fence's body is left alone; a directive's body (```{note}) is MyST and is
@@ -272,6 +326,7 @@ class Porter:
                     code = fence["marker"]
                 else:
                     directives.append(fence["marker"])
+                    out[-1] = _IMAGE_DIRECTIVE.sub(lambda m, w=where: self._directive_image(m, w), line)
                 continue
             if {index + 1, index + 2} <= raw_lines and _TAG_OPEN_AT_LINE_END.search(line):
                 open_tag = line
@@ -294,6 +349,26 @@ class Porter:
             pieces.append(_LINK.sub(lambda m, w=where: self.link(m, w), piece))
         return "".join(pieces)
 
+    def _reference_links(self, text: str, where_of) -> str:
+        """'[text][name]' whose '[name]: page.md' is not on this site becomes its text; the definition, a blank line."""
+        key = lambda name: " ".join(name.lower().split())  # noqa: E731 (CommonMark matches names so)
+        gone = set()
+        for match in _LINK_DEFINITION.finditer(text):
+            target = match["target"]
+            if not (_SCHEME.match(target) or target.startswith("#") or self.doc_name(target) in self.site.docs):
+                gone.add(key(match["name"]))
+
+        def use(match: re.Match) -> str:
+            if key(match["name"] or match["text"]) not in gone:
+                return match[0]
+            written, shown = (" ".join(words.split()) for words in (match[0], match["text"]))
+            where = where_of(text.count("\n", 0, match.start()))
+            self.note(where, "reference", f"{written} became plain text {shown!r} (not on this site)")
+            return match["text"]
+
+        text = _REFERENCE_LINK.sub(use, text) if gone else text
+        return _LINK_DEFINITION.sub(lambda m: "" if key(m["name"]) in gone else m[0], text)
+
     def _badge(self, match: re.Match, where: str) -> str:
         self.note(where, "remote image", f"removed the badge {match['alt'] or match['src']!r} linking {match['href']}")
         return ""
@@ -313,8 +388,8 @@ class Porter:
 
 
 def _front_matter(text: str, image_alt: str | None) -> str:
-    if not text.startswith("---\n"):
-        return text
+    if not text.startswith("---\n"):  # a prose page (a placeholder, a guide) needs one for 'orphan' too
+        text = "---\n---\n" + text
     head = text.split("\n---", 1)[0]
     added = "" if "\norphan:" in head else "orphan: true\n"
     if image_alt:
@@ -386,7 +461,7 @@ def port(
             raise FileNotFoundError(f"{source_docs / name}: no .md or .ipynb page of that name")
         pages.append(Page(name, source, dest / f"{name}{suffix}"))
     known = set(site_labels).union(*(labels(text) for page in pages for text in _texts(page.source)))
-    site = Site(known, {page.name for page in pages})
+    site = Site(known, {page.name for page in pages}, source_titles(source_docs))
     for page in pages:
         port_page(page, site, source_docs, (image_alt or {}).get(page.name))
     return pages

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from ..source import catalogue
-from . import shards
+from . import read_json, shards
 from .publishing import build_and_publish, sibling
 
 
@@ -58,9 +58,24 @@ def main(argv: list[str]) -> int:
             print(error, file=sys.stderr)
             return 2
         options += ["-D", f"course_only_pages={docname}"]
-    else:
-        options += ["-D", f"course_compare_to={(arguments.compare_to or site).resolve()}"]
+        status = build_and_publish(srcdir, site, options)
+        if status == 0:
+            print(page_summary(site, docname))
+        return status
+    options += ["-D", f"course_compare_to={(arguments.compare_to or site).resolve()}"]
     return build_and_publish(srcdir, site, options)
+
+
+def page_summary(site: Path, docname: str) -> str:
+    """How the one page of a ``--lesson`` build ran, from the site's execution report."""
+    record = read_json(site / "execution.json", {}).get(docname)
+    if record is None:  # a prose page: built and checked, with nothing to execute
+        return f"{docname}: not a notebook, so nothing on it ran; page: {site / docname}.html"
+    how = "run afresh by this build" if record["fresh"] else "reused: its code and the environment are unchanged"
+    return (
+        f"{docname}: its cells ran in {record['runtime_seconds']:.1f} s in the run of {record['started']} ({how}); "
+        f"page: {site / docname}.html"
+    )
 
 
 if __name__ == "__main__":
