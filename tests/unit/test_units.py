@@ -8,6 +8,7 @@ is read.
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
 import types
 from pathlib import Path
@@ -444,6 +445,43 @@ def test_a_reference_to_a_page_not_ported_reads_as_the_title_the_source_site_sho
     )
 
 
+def test_preformatted_text_objects_and_inline_images_are_ported_as_what_a_reader_saw(tmp_path):
+    """As pallas/pipelining (<pre>), pallas/gpu/reference (<object>) and notebooks/shard_map (data: images)."""
+    import base64
+
+    from jaxcourse.tools import port
+
+    source = tmp_path / "docs"
+    (source / "guide").mkdir(parents=True)
+    (source / "_static").mkdir()
+    svg = '<svg xmlns="http://www.w3.org/2000/svg"><rect width="9" height="9"/>{}</svg>'
+    (source / "_static" / "scripted.svg").write_text(svg.format("<script>draw()</script>"), encoding="utf-8")
+    (source / "_static" / "plain.svg").write_text(svg.format(""), encoding="utf-8")
+    dot = base64.b64encode(b"\x89PNG a dot").decode()
+    (source / "guide" / "page.md").write_text(
+        "# Guide\n\n<pre>\nfor i in range(N):\n  # Itr 1\n  x = a &lt; <b>b</b>\n</pre>\nAfter.\n\n<center>\n"
+        '<object type="image/svg+xml" data="../_static/scripted.svg">\n  Scripting is off: this shows tiles.\n'
+        '</object>\n</center>\n\n<object data="../_static/plain.svg">A square.</object>\n\n'
+        f'<img alt="A dot." src="data:image/png;base64,{dot}">\n\n```html\n<pre>kept</pre>\n```\n',
+        encoding="utf-8",
+    )
+    (page,) = port.port(source, tmp_path / "ported", ["guide/page"])
+    saved = "inline-" + hashlib.sha256(b"\x89PNG a dot").hexdigest()[:12] + ".png"
+    assert page.dest.read_text(encoding="utf-8") == (
+        "---\norphan: true\n---\n# Guide\n\n```\nfor i in range(N):\n  # Itr 1\n  x = a < b\n```\nAfter.\n\n\n"
+        "Scripting is off: this shows tiles.\n\n\n\n\n![A square.](images/plain.svg)\n\n"
+        f"![A dot.](images/{saved})\n\n```html\n<pre>kept</pre>\n```\n"
+    )
+    images = tmp_path / "ported" / "guide" / "images"
+    assert sorted(path.name for path in images.iterdir()) == sorted(["plain.svg", saved])
+    assert (images / saved).read_bytes() == b"\x89PNG a dot"
+    notes = [f"{change.where}: {change.what}" for change in page.changes]
+    assert "line 3: '<pre>' (to '</pre>') became a code block" in notes
+    assert "line 11: <object data='../_static/scripted.svg'>, drawn by a script, became its words" in notes
+    length = len(f"data:image/png;base64,{dot}")
+    assert f"line 18: saved data:image/png ({length} characters) as images/{saved}" in notes
+
+
 def test_a_one_page_build_says_how_its_page_ran_or_that_it_is_not_a_notebook(tmp_path):
     from jaxcourse.tools import sitebuild
 
@@ -571,6 +609,22 @@ def test_an_svg_output_keeps_drawing_and_loses_what_runs_or_loads():
     assert '<circle r="2" fill="url(#ok)" clip-path="url(#clip)" />' in clean
     assert "<g><text>t</text></g>" in clean and "<a" not in clean  # a link's drawing stays; pprof's nodes are links
     assert safesvg.problems(clean) == []
+
+
+def test_an_svg_loses_its_web_font_import_and_keeps_the_rules_that_colour_it():
+    """As pallas/gpu/memory_spaces.svg in the JAX docs: a Google Fonts @import atop the classes that fill each box."""
+    from jaxcourse.output import safesvg
+
+    font = "@import url('https://fonts.googleapis.com/css2?family=Inter:wght@400;500;700&display=swap');"
+    sheet = f'<style><![CDATA[ {font} @import "a;b.css" screen; .box {{ fill: #FEE2E2; }} ]]></style>'
+    svg = f'<svg xmlns="http://www.w3.org/2000/svg">{sheet}<rect class="box" width="9" height="9"/></svg>'
+    assert [problem.split(" '")[0].split(' "')[0] for problem in safesvg.problems(svg)] == ["a style import"] * 2
+    assert safesvg.clean(svg) == (
+        '<svg xmlns="http://www.w3.org/2000/svg"><style>   .box { fill: #FEE2E2; } </style>'
+        '<rect class="box" width="9" height="9" /></svg>'
+    )
+    loading = svg.replace(".box {", "@font-face { src: url(https://fonts.example/f.woff); } .box {")
+    assert "<style" not in safesvg.clean(loading)  # a sheet that still loads once the imports go is dropped whole
 
 
 def test_an_svg_with_entities_or_that_is_not_svg_is_refused():

@@ -55,6 +55,8 @@ _FRAGMENT = re.compile(r"^#[\w.:-]+$")
 _RASTER = re.compile(r"^data:image/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=\s]*$")
 _URL = re.compile(r"url\(\s*(['\"]?)(.*?)\1\s*\)", re.IGNORECASE | re.DOTALL)
 _DANGEROUS_CSS = re.compile(r"@|\\|expression|javascript:|behavior|-moz-binding|</", re.IGNORECASE)
+#: A sheet's '@import url(...);' (a web font, as a rule): it alone goes, and the rules that draw stay.
+_CSS_IMPORT = re.compile(r"@import\s+(?:url\(\s*(['\"]?).*?\1\s*\)|(['\"]).*?\2)[^;]*;?", re.IGNORECASE | re.DOTALL)
 _DOCTYPE_SUBSET = re.compile(r"<!DOCTYPE[^>\[]*\[|<!ENTITY", re.IGNORECASE)
 
 
@@ -127,10 +129,14 @@ def _walk(element: ET.Element, found: list[str], *, in_metadata: bool = False) -
             found.append(f"an element <{local}>" + ("" if namespace in (SVG, "") else f" in {namespace}"))
             element.remove(child)
             continue
-        if local == "style" and namespace == SVG and (problem := css_problem(child.text or "")):
-            found.append(problem)
-            element.remove(child)
-            continue
+        if local == "style" and namespace == SVG:
+            imports = [rule[0] for rule in _CSS_IMPORT.finditer(child.text or "")]
+            found.extend(f"a style import {' '.join(rule.split())[:60]!r}" for rule in imports)
+            child.text = _CSS_IMPORT.sub("", child.text) if imports else child.text
+            if problem := css_problem(child.text or ""):
+                found.append(problem)
+                element.remove(child)
+                continue
         _clean_attributes(child, local, found, metadata=in_metadata and namespace in METADATA)
         _walk(child, found, in_metadata=in_metadata or local == "metadata")
 

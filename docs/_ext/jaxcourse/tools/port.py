@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import argparse
 import ast
+import base64
+import binascii
 import collections
 import contextlib
 import dataclasses
 import fnmatch
+import hashlib
+import html
 import json
 import os
 import posixpath
@@ -64,6 +68,16 @@ _HTML_TAG = re.compile(r"</?(?P<tag>[a-z][a-z0-9]*)\b[^>]*?/?>", re.I)
 _HTML_COMMENT_SPLIT = re.compile(r"(<!--.*?-->)", re.S)
 #: A tag still open at the end of a line ('click "CAPTURE".<br' then '/>'): CommonMark lets a tag span lines.
 _TAG_OPEN_AT_LINE_END = re.compile(r"</?[a-z][a-z0-9]*\b[^<>`]*$", re.I)
+#: A preformatted block, '<pre>' to '</pre>': its lines are code, not MyST ('# Itr 1' is no heading).
+_PRE_OPEN = re.compile(r"^\s*<pre\b[^>]*>", re.I)
+_PRE_CLOSE = re.compile(r"</pre\s*>", re.I)
+#: An SVG embedded with '<object data="x.svg">fallback words</object>', over several lines.
+_HTML_OBJECT = re.compile(
+    r"<object\b[^>]*\bdata\s*=\s*([\"'])(?P<src>[^\"']+)\1[^>]*>(?P<text>.*?)</object\s*>", re.I | re.S
+)
+#: The inline images a page may hold as data: addresses, and the file suffix each is saved with.
+_DATA_IMAGE = re.compile(r"^data:image/(?P<kind>png|jpeg|gif|webp|svg\+xml);base64,(?P<data>.+)$", re.S)
+_IMAGE_SUFFIX = {"png": ".png", "jpeg": ".jpg", "gif": ".gif", "webp": ".webp", "svg+xml": ".svg"}
 #: reStructuredText's label target and section underline (or overline), for the source site's .rst pages.
 _RST_TARGET = re.compile(r"^\.\. _(?P<label>[^:`]+):\s*$")
 _RST_RULE = re.compile(r"^([=\-~^\"'`#*+:._])\1+\s*$")
@@ -202,6 +216,11 @@ class Porter:
             path = path.removesuffix(suffix)
         return path
 
+    def source_file(self, src: str) -> Path | None:
+        """The file a relative (or docs-root) address on the page names in the source, if there is one."""
+        candidates = (self.source_docs / self.folder / src, self.source_docs / src.lstrip("/"))
+        return next((path for path in candidates if path.is_file()), None)
+
     def relative(self, doc: str) -> str:
         return posixpath.relpath(doc, self.folder or ".")
 
@@ -253,13 +272,14 @@ class Porter:
 
     def image(self, alt: str, src: str, where: str) -> str | None:
         """The image's new address here (copied beside the page), or None if it is remote or missing."""
+        if inline := _DATA_IMAGE.match(src):
+            return self._inline_image(inline, len(src), where)
         if _SCHEME.match(src) or src.startswith("//"):
             # An inline data: image can be megabytes of base64: the report names its start and size.
             shown = src if len(src) <= 80 else f"{src[:40]}… ({len(src):,} characters)"
             self.note(where, "remote image", f"removed {shown} (a page loads nothing from outside)")
             return None
-        candidates = (self.source_docs / self.folder / src, self.source_docs / src.lstrip("/"))
-        found = next((path for path in candidates if path.is_file()), None)
+        found = self.source_file(src)
         if found is None:
             self.note(where, "image", f"removed {src}: no such file in the source")
             return None
@@ -268,14 +288,36 @@ class Porter:
         shutil.copyfile(found, copy)
         self.page.copied.append(copy)
         self.note(where, "image", f"copied {src} to images/{found.name}")
-        if copy.suffix.lower() == ".svg":  # the site publishes no SVG that links or loads (pprof's nodes are links)
-            text = copy.read_text(encoding="utf-8")
-            with contextlib.suppress(safesvg.UnsafeSvg):  # one that cannot be cleaned is the build's to refuse
-                if removed := collections.Counter(safesvg.problems(text)):
-                    copy.write_text(safesvg.clean(text), encoding="utf-8")
-                    what = ", ".join(f"{count} × {problem}" for problem, count in removed.most_common())
-                    self.note(where, "image", f"removed from images/{found.name}: {what}")
+        self._clean_svg(copy, where)
         return f"images/{found.name}"
+
+    def _inline_image(self, inline: re.Match, length: int, where: str) -> str | None:
+        """A data: image saved as a file beside the page, named by its content so a second port is the same."""
+        shown = f"data:image/{inline['kind']} ({length:,} characters)"
+        try:
+            content = base64.b64decode(inline["data"], validate=True)
+        except binascii.Error:
+            self.note(where, "image", f"removed {shown}: its base64 does not decode")
+            return None
+        name = f"inline-{hashlib.sha256(content).hexdigest()[:12]}{_IMAGE_SUFFIX[inline['kind']]}"
+        copy = self.page.dest.parent / "images" / name
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        copy.write_bytes(content)
+        self.page.copied.append(copy)
+        self.note(where, "image", f"saved {shown} as images/{name}")
+        self._clean_svg(copy, where)
+        return f"images/{name}"
+
+    def _clean_svg(self, copy: Path, where: str) -> None:
+        """The site publishes no SVG that links, runs or loads (pprof's nodes are links): a copy is cleaned."""
+        if copy.suffix.lower() != ".svg":
+            return
+        text = copy.read_text(encoding="utf-8")
+        with contextlib.suppress(safesvg.UnsafeSvg):  # one that cannot be cleaned is the build's to refuse
+            if removed := collections.Counter(safesvg.problems(text)):
+                copy.write_text(safesvg.clean(text), encoding="utf-8")
+                what = ", ".join(f"{count} × {problem}" for problem, count in removed.most_common())
+                self.note(where, "image", f"removed from images/{copy.name}: {what}")
 
     def html(self, line: str, where: str) -> str:
         """MyST for the raw HTML on one line: images, links and emphasis converted, other tags dropped."""
@@ -306,15 +348,19 @@ class Porter:
         text = _BADGE.sub(lambda m: self._badge(m, where_of(text.count("\n", 0, m.start()))), text)
         text = self._reference_links(text, where_of)
         raw_lines = rawhtml.lines_with_html(text)
+        text = _HTML_OBJECT.sub(lambda m: self._object(m, text, raw_lines, where_of), text)
         lines = text.splitlines(keepends=True)
         # The open fences: a code fence's body is left alone; a directive's body (```{note}) is MyST and is
         # ported, and its closing line must not be taken for the opening of a code block.
-        out, code, directives, open_tag = [], None, [], ""
+        out, code, directives, open_tag, pre = [], None, [], "", False
         for index, line in enumerate(lines):
             where = where_of(index)
             fence = _FENCE.match(line)
             if open_tag:  # a tag that spans lines is ported with the line it began on
                 line, open_tag, where = open_tag + line, "", where_of(index - 1)
+            if pre or (index + 1 in raw_lines and not code and _PRE_OPEN.match(line)):
+                pre = self._pre_line(line, pre, out, where)
+                continue
             if code or fence:
                 out.append(line)
                 if code:
@@ -335,6 +381,38 @@ class Porter:
                 line = self.html(line, where)
             out.append(self._outside_code(line, where))
         return "".join(out)
+
+    def _pre_line(self, line: str, inside: bool, out: list[str], where: str) -> bool:
+        """One line of a '<pre>' block, added to ``out`` as a line of a code block; whether the block goes on."""
+        if not inside:
+            self.note(where, "raw HTML", f"{line.strip()[:70]!r} (to '</pre>') became a code block")
+            out.append("```\n")
+            line = _PRE_OPEN.sub("", line, count=1)
+            if not line.strip():
+                return True
+        body, *after = _PRE_CLOSE.split(line, maxsplit=1)
+        if body.strip() or not after:  # its text as a browser shows it: tags gone, entities read
+            out.append(html.unescape(_HTML_TAG.sub("", body)).rstrip("\n") + "\n")
+        if not after:
+            return True
+        out.append("```\n")
+        if after[0].strip():
+            out.append(self._outside_code(after[0].lstrip(), where))
+        return False
+
+    def _object(self, match: re.Match, text: str, raw_lines: set[int], where_of) -> str:
+        """'<object data="x.svg">words</object>' as the image it shows, its fallback words as alt text."""
+        index = text.count("\n", 0, match.start())
+        if index + 1 not in raw_lines:  # in a code block: an example of HTML
+            return match[0]
+        words = " ".join(_HTML_TAG.sub("", match["text"]).split())
+        source = self.source_file(match["src"])
+        drawn_by_script = source and source.suffix == ".svg" and "<script" in source.read_text(encoding="utf-8")
+        # The site runs no script: the words the author wrote for a reader without scripts stay in its place.
+        shown = words if drawn_by_script else f"![{words}]({match['src']})"
+        became = ", drawn by a script, became its words" if drawn_by_script else " became an image"
+        self.note(where_of(index), "raw HTML", f"<object data={match['src']!r}>{became}")
+        return shown + "\n" * match[0].count("\n")  # the lines after it keep their numbers
 
     def _outside_code(self, line: str, where: str) -> str:
         """The line's roles, links and images ported; its inline code and math left exactly as written."""
@@ -519,7 +597,7 @@ def main(argv: list[str]) -> int:
         return 2
     for page in pages:
         print(page.summary())
-        for change in page.changes:
+        for change in sorted(page.changes, key=lambda change: [int(n) for n in re.findall(r"\d+", change.where)]):
             print(f"  {change.where}: {change.what}")
     return 0
 
