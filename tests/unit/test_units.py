@@ -400,6 +400,16 @@ def test_a_directive_s_closing_fence_opens_no_code_block():
     assert "[kept](as-is)" in ported and "\ninside\n" in ported and "After the tip." in ported
 
 
+def test_a_tag_between_words_leaves_them_apart():
+    """As the JAX docs' GPU tables write a cell on two lines: '8 (F32)<br>16 (BF16)'."""
+    from jaxcourse.tools import port
+
+    page = "| 8 (F32)<br>16 (BF16) | 16 (F32)<br/>32 |\nrunning.<br /><br />\n"
+    page += "a<p>b and <b>bold</b><br>\nx <span>y</span>z\n"
+    ported = port.port_text(page, set(), set()).split("---\n", 2)[2]
+    assert ported == "| 8 (F32) 16 (BF16) | 16 (F32) 32 |\nrunning.\na b and **bold**\nx yz\n"
+
+
 def test_a_tag_that_wraps_onto_the_next_line_is_ported_like_one_on_a_single_line():
     """As new_docs/201/profiling.md writes it: 'click "CAPTURE".<br' and then '/><br />' on the next line."""
     from jaxcourse.tools import port

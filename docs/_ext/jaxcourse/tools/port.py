@@ -64,6 +64,8 @@ _HTML_ATTRIBUTE = re.compile(r"(?P<name>[a-z-]+)\s*=\s*(?P<quote>[\"'])(?P<value
 _HTML_LINK = re.compile(r"<a\b[^>]*\bhref\s*=\s*([\"'])(?P<href>.*?)\1[^>]*>(?P<text>.*?)</a\s*>", re.I | re.S)
 _HTML_ANCHOR = re.compile(r"<a\b[^>]*\b(?:name|id)\s*=\s*([\"'])[^\"']*\1[^>]*>\s*</a\s*>", re.I)
 _HTML_EMPHASIS = {"b": "**", "strong": "**", "i": "*", "em": "*"}
+#: Tags that stand between words ('8 (F32)<br>16 (BF16)' in a table cell): dropped, they leave a space.
+_HTML_BREAKS = {"br", "p", "div", "li", "tr", "td", "th", "hr"}
 _HTML_TAG = re.compile(r"</?(?P<tag>[a-z][a-z0-9]*)\b[^>]*?/?>", re.I)
 _HTML_COMMENT_SPLIT = re.compile(r"(<!--.*?-->)", re.S)
 #: A tag still open at the end of a line ('click "CAPTURE".<br' then '/>'): CommonMark lets a tag span lines.
@@ -330,8 +332,15 @@ class Porter:
             text = _HTML_IMG.sub(image, text)
             text = _HTML_LINK.sub(lambda m: f"[{_HTML_TAG.sub('', m['text']).strip()}]({m['href']})", text)
             text = _HTML_ANCHOR.sub("", text)
-            # A tag wrapped over lines leaves its line breaks: the words on either side stay apart.
-            return _HTML_TAG.sub(lambda m: "\n" * m[0].count("\n") + _HTML_EMPHASIS.get(m["tag"].lower(), ""), text)
+
+            def tag(m: re.Match) -> str:
+                if m["tag"].lower() in _HTML_BREAKS and not m[0].count("\n"):
+                    before, after = text[m.start() - 1 : m.start()], text[m.end() : m.end() + 1]
+                    return " " if before.strip() and after.strip() and after != "<" else ""
+                # A tag wrapped over lines leaves its line breaks: the words on either side stay apart.
+                return "\n" * m[0].count("\n") + _HTML_EMPHASIS.get(m["tag"].lower(), "")
+
+            return _HTML_TAG.sub(tag, text)
 
         # Comments stay as they are: a browser never shows them, and the build drops them.
         parts = _HTML_COMMENT_SPLIT.split(line)
