@@ -2,8 +2,8 @@
 
 A small "other site" is written here (in this project's own words: the JAX docs' text is not ours
 to commit), with what the JAX docs hold: a page built from its .ipynb while a .md twin sits beside
-it, a page in a subfolder, badges and remote images, a local image, a local SVG whose nodes are links
-(as pprof draws them), raw HTML (a tag wrapped over two lines too), references to labels
+it, a page in a subfolder, badges and remote images, an inline data: image, a local image, a local
+SVG whose nodes are links (as pprof draws them), raw HTML (a tag wrapped over two lines too), references to labels
 and pages that exist only there, {func} roles on jax names and JAX's short ones (lax.cond), a
 heading level skipped, an eqnarray, a cell that warns on stderr, and a cell tagged raises-exception
 that does not raise. It is ported into a tiny site, which must build: the standard tag means "may
@@ -13,6 +13,7 @@ any other.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import struct
 import zlib
@@ -145,8 +146,10 @@ def test_the_port_lists_what_it_changed_and_keeps_what_resolves(ported):
     listed = "\n".join(changes(pages, "guide"))
     assert "colab.example" not in text and "images.example" not in text
     assert "removed the badge 'Open in Colab'" in listed and "removed https://images.example/chart.png" in listed
-    # An inline image's payload is not copied into the report: its start and its size are.
-    assert "removed data:image/png;base64," + "A" * 18 + "… (4,022 characters)" in listed
+    # An inline image is saved as a file named by its content; the report gives its size, not its payload.
+    inline = f"inline-{hashlib.sha256(bytes(3000)).hexdigest()[:12]}.png"
+    assert f"saved data:image/png (4,022 characters) as images/{inline}" in listed and "AAAA" not in listed
+    assert f"![a dot](images/{inline})" in text and (srcdir / "docs/ported/images" / inline).read_bytes() == bytes(3000)
     assert max(map(len, listed.splitlines())) < 200
     assert "![A single grey pixel](images/pixel.png)" in text and (srcdir / "docs/ported/images/pixel.png").is_file()
     assert "<center>" not in text and "<img" not in text and "<!--* freshness: reviewed *-->" in text
