@@ -289,6 +289,12 @@ def test_an_ipynb_page_executes_with_its_metadata_as_front_matter_or_is_a_stub_n
     assert skipped.source.endswith(
         "---\n(nb-top)=\n# Notebook title\n\nThis page is not executed by this partial build.\n\n## Part\n"
     )
+    # A notebook's cells hold no front matter: a rule atop its first cell is a rule.
+    ruled = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("---\n# Notebook title\n\n---\n## Part")])
+    skipped = reading("docs/nb.ipynb", nbformat.writes(ruled), course_only_pages=["docs/other"])
+    assert skipped.source.endswith(
+        "---\n# Notebook title\n\nThis page is not executed by this partial build.\n\n## Part\n"
+    )
 
 
 def test_which_documents_are_lessons():

@@ -429,13 +429,15 @@ def test_a_reference_to_a_page_not_ported_reads_as_the_title_the_source_site_sho
     (source / "_static" / "pic.png").write_bytes(b"png")
     (source / "jaxpr.md").write_text("# JAX internals: the jaxpr language\n", encoding="utf-8")
     (source / "tutorials.rst").write_text(".. _draft:\n\nDraft tutorials\n===============\n", encoding="utf-8")
+    ruled = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("---\n# A notebook\n\n---\n")])
+    nbformat.write(ruled, source / "nb.ipynb")  # a rule atop its first cell is no front matter
     (source / "other.md").write_text(
         "---\ntitle: ignored\n---\n(other-page)=\n# The `other` page\n\n```python\n# a comment, not a heading\n```\n\n"
         "(async)=\n\n## Asynchronous dispatch\n\n(loose)=\nA paragraph, so this label names no section.\n\n## Later\n",
         encoding="utf-8",
     )
     (source / "guide" / "page.md").write_text(
-        "# Guide\n\nSee {ref}`async`, {ref}`draft`, {ref}`loose`, {doc}`../other`, {term}`jaxpr` and [](../other.md).\n"
+        "# Guide\n\nSee {ref}`async`, {ref}`draft`, {ref}`loose`, {doc}`../nb`, {term}`jaxpr` and [](../other.md).\n"
         "Read [Distributed arrays and\nparallelization][arrays] and [the web][web].\n\n"
         "```{figure} ../_static/pic.png\n:alt: A picture.\n```\n\n[arrays]: ../other.md\n[web]: https://example.org\n",
         encoding="utf-8",
@@ -443,7 +445,7 @@ def test_a_reference_to_a_page_not_ported_reads_as_the_title_the_source_site_sho
     (page,) = port.port(source, tmp_path / "ported", ["guide/page"])
     assert page.dest.read_text(encoding="utf-8") == (
         "---\norphan: true\n---\n# Guide\n\n"
-        "See Asynchronous dispatch, Draft tutorials, loose, The other page, jaxpr and The other page.\n"
+        "See Asynchronous dispatch, Draft tutorials, loose, A notebook, jaxpr and The other page.\n"
         "Read Distributed arrays and\nparallelization and [the web][web].\n\n"
         "```{figure} images/pic.png\n:alt: A picture.\n```\n\n\n[web]: https://example.org\n"
     )

@@ -84,7 +84,8 @@ def read_notebook_file(app: Sphinx, docname: str, path: Path, source: list[str])
             cells = ipynbpages.read(text).cells
         except ValueError:
             cells = []
-        markdown = "\n\n".join(cell.source for cell in cells if cell.cell_type == "markdown")
+        # Its cells hold no front matter: the blank line first keeps a leading '---' (a rule) from reading as one.
+        markdown = "\n" + "\n\n".join(cell.source for cell in cells if cell.cell_type == "markdown")
         source[0] = _orphan(path.stem, "This page is not executed by this partial build.", outline(markdown))
         return
     try:

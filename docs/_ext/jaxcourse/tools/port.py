@@ -128,6 +128,8 @@ def source_titles(source_docs: Path) -> dict[str, str]:
         if path.suffix not in (".md", ".ipynb", ".rst") or relative.parts[0].startswith(("_build", ".")):
             continue
         texts = [path.read_text(encoding="utf-8")] if path.suffix == ".rst" else _texts(path)
+        if path.suffix == ".ipynb":  # no front matter in its cells: a leading '---' is a rule, not the start of one
+            texts.insert(0, "")
         headings = _rst_headings(texts[0]) if path.suffix == ".rst" else _markdown_headings("\n\n".join(texts))
         if headings:  # a page is called by its first heading, a label by the heading right after it
             titles[f"doc:{relative.with_suffix('').as_posix()}"] = headings[0][1]
