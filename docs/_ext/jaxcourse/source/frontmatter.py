@@ -113,9 +113,10 @@ def split_front_matter(text: str) -> tuple[str, int]:
 def parse(text: str) -> FrontMatter:
     """Parse the front matter of a lesson's text; raise FrontMatterError if unreadable."""
     yaml_text, line_count = split_front_matter(text)
-    try:
-        root = yaml.compose(yaml_text)
-        data = yaml.safe_load(yaml_text)
+    loader = yaml.SafeLoader(yaml_text)  # not libyaml's: its messages and lines differ, and it may be absent
+    try:  # one pass: the node tree gives each key's line, and the data is built from it
+        root = loader.get_single_node()
+        data = loader.construct_document(root) if root is not None else None
     except yaml.YAMLError as error:
         # The construct's start (context) is where the author should look; else the problem.
         mark = getattr(error, "context_mark", None) or getattr(error, "problem_mark", None)
