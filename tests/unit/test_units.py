@@ -494,6 +494,22 @@ def test_preformatted_text_objects_and_inline_images_are_ported_as_what_a_reader
     assert f"line 18: saved data:image/png ({length} characters) as images/{saved}" in notes
 
 
+def test_an_image_directive_whose_image_cannot_come_is_left_for_its_author_and_said_so(tmp_path):
+    from jaxcourse.tools import port
+
+    (tmp_path / "docs").mkdir()
+    written = "# T\n\n```{image} https://x.example/y.png\n:alt: Y.\n```\n\n:::{figure} gone.png\nZ.\n:::\n"
+    (tmp_path / "docs" / "page.md").write_text(written + "\nAnd ![w](https://x.example/w.png).\n", encoding="utf-8")
+    (page,) = port.port(tmp_path / "docs", tmp_path / "ported", ["page"])
+    assert page.dest.read_text(encoding="utf-8") == "---\norphan: true\n---\n" + written + "\nAnd .\n"
+    assert [f"{change.where}: {change.what}" for change in page.changes] == [
+        "line 3: left https://x.example/y.png (a page loads nothing from outside); replace it by hand: the build "
+        "refuses it",
+        "line 7: left gone.png: no such file in the source; replace it by hand: the build refuses it",
+        "line 11: removed https://x.example/w.png (a page loads nothing from outside)",
+    ]
+
+
 def test_a_one_page_build_says_how_its_page_ran_or_that_it_is_not_a_notebook(tmp_path):
     from jaxcourse.tools import sitebuild
 

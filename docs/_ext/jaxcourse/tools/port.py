@@ -473,7 +473,13 @@ class Porter:
 
     def _directive_image(self, match: re.Match, where: str) -> str:
         new = self.image("", match["src"], where)
-        return f"{match['fence']}{{{match['name']}}} {new}" if new else match[0]
+        if new is None:  # unlike a markdown image, a directive cannot just go: it stays, for its author to replace
+            said = self.page.changes.pop()
+            self.note(
+                where, said.kind, said.what.replace("removed", "left", 1) + "; replace it by hand: the build refuses it"
+            )
+            return match[0]
+        return f"{match['fence']}{{{match['name']}}} {new}"
 
 
 def _front_matter(text: str, image_alt: str | None) -> str:
