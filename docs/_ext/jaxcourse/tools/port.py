@@ -24,7 +24,6 @@ import json
 import os
 import posixpath
 import re
-import shutil
 import sys
 from pathlib import Path
 
@@ -274,41 +273,37 @@ class Porter:
         self.note(where, "reference", f"{match[0]} became plain text {shown!r} (not on this site)")
         return shown
 
-    def image(self, alt: str, src: str, where: str) -> str | None:
-        """The image's new address here (copied beside the page), or None if it is remote or missing."""
+    def image(self, alt: str, src: str, where: str, *, gone: str = "removed", then: str = "") -> str | None:
+        """The image's new address here (saved beside the page), or None if it cannot come: the note says it is
+        ``gone`` (a directive's image is "left") and what ``then``."""
         if inline := _DATA_IMAGE.match(src):
-            return self._inline_image(inline, len(src), where)
+            shown = f"data:image/{inline['kind']} ({len(src):,} characters)"
+            try:
+                content = base64.b64decode(inline["data"], validate=True)
+            except binascii.Error:
+                self.note(where, "image", f"{gone} {shown}: its base64 does not decode{then}")
+                return None
+            # Named by its content, so that a second port gives the same file.
+            name = f"inline-{hashlib.sha256(content).hexdigest()[:12]}{_IMAGE_SUFFIX[inline['kind']]}"
+            return self._save(name, content, f"saved {shown} as images/{name}", where)
         if _SCHEME.match(src) or src.startswith("//"):
-            # An inline data: image can be megabytes of base64: the report names its start and size.
+            # A data: address that is not a base64 image can be long too: the report names its start and size.
             shown = src if len(src) <= 80 else f"{src[:40]}… ({len(src):,} characters)"
-            self.note(where, "remote image", f"removed {shown} (a page loads nothing from outside)")
+            self.note(where, "remote image", f"{gone} {shown} (a page loads nothing from outside){then}")
             return None
         found = self.source_file(src)
         if found is None:
-            self.note(where, "image", f"removed {src}: no such file in the source")
+            self.note(where, "image", f"{gone} {src}: no such file in the source{then}")
             return None
-        copy = self.page.dest.parent / "images" / found.name
-        copy.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(found, copy)
-        self.page.copied.append(copy)
-        self.note(where, "image", f"copied {src} to images/{found.name}")
-        self._clean_svg(copy, where)
-        return f"images/{found.name}"
+        return self._save(found.name, found.read_bytes(), f"copied {src} to images/{found.name}", where)
 
-    def _inline_image(self, inline: re.Match, length: int, where: str) -> str | None:
-        """A data: image saved as a file beside the page, named by its content so a second port is the same."""
-        shown = f"data:image/{inline['kind']} ({length:,} characters)"
-        try:
-            content = base64.b64decode(inline["data"], validate=True)
-        except binascii.Error:
-            self.note(where, "image", f"removed {shown}: its base64 does not decode")
-            return None
-        name = f"inline-{hashlib.sha256(content).hexdigest()[:12]}{_IMAGE_SUFFIX[inline['kind']]}"
+    def _save(self, name: str, content: bytes, said: str, where: str) -> str:
+        """Write an image into ``images/`` beside the page (an SVG cleaned), say so, and return its address."""
         copy = self.page.dest.parent / "images" / name
         copy.parent.mkdir(parents=True, exist_ok=True)
         copy.write_bytes(content)
         self.page.copied.append(copy)
-        self.note(where, "image", f"saved {shown} as images/{name}")
+        self.note(where, "image", said)
         self._clean_svg(copy, where)
         return f"images/{name}"
 
@@ -440,15 +435,14 @@ class Porter:
 
     def _reference_links(self, text: str, where_of) -> str:
         """'[text][name]' whose '[name]: page.md' is not on this site becomes its text; the definition, a blank line."""
-        key = lambda name: " ".join(name.lower().split())  # noqa: E731 (CommonMark matches names so)
         gone = set()
         for match in _LINK_DEFINITION.finditer(text):
             target = match["target"]
             if not (_SCHEME.match(target) or target.startswith("#") or self.doc_name(target) in self.site.docs):
-                gone.add(key(match["name"]))
+                gone.add(_link_key(match["name"]))
 
         def use(match: re.Match) -> str:
-            if key(match["name"] or match["text"]) not in gone:
+            if _link_key(match["name"] or match["text"]) not in gone:
                 return match[0]
             written, shown = (" ".join(words.split()) for words in (match[0], match["text"]))
             where = where_of(text.count("\n", 0, match.start()))
@@ -456,7 +450,7 @@ class Porter:
             return match["text"]
 
         text = _REFERENCE_LINK.sub(use, text) if gone else text
-        return _LINK_DEFINITION.sub(lambda m: "" if key(m["name"]) in gone else m[0], text)
+        return _LINK_DEFINITION.sub(lambda m: "" if _link_key(m["name"]) in gone else m[0], text)
 
     def _badge(self, match: re.Match, where: str) -> str:
         self.note(where, "remote image", f"removed the badge {match['alt'] or match['src']!r} linking {match['href']}")
@@ -472,12 +466,9 @@ class Porter:
         return f"![{alt}]({new}{match['title'] or ''})"
 
     def _directive_image(self, match: re.Match, where: str) -> str:
-        new = self.image("", match["src"], where)
-        if new is None:  # unlike a markdown image, a directive cannot just go: it stays, for its author to replace
-            said = self.page.changes.pop()
-            self.note(
-                where, said.kind, said.what.replace("removed", "left", 1) + "; replace it by hand: the build refuses it"
-            )
+        # Unlike a markdown image, a directive cannot just go: it stays, for its author to replace.
+        new = self.image("", match["src"], where, gone="left", then="; replace it by hand: the build refuses it")
+        if new is None:
             return match[0]
         return f"{match['fence']}{{{match['name']}}} {new}"
 
@@ -491,6 +482,11 @@ def _front_matter(text: str, image_alt: str | None) -> str:
         # myst-nb's per-page image options: the alt text of every image the page's cells display.
         added += f"mystnb:\n  render_image_options:\n    alt: {json.dumps(image_alt)}\n"
     return "---\n" + added + text[len("---\n") :]
+
+
+def _link_key(name: str) -> str:
+    """A link reference's name as CommonMark matches it: case and runs of spaces do not count."""
+    return " ".join(name.lower().split())
 
 
 def _closes(fence: re.Match, marker: str) -> bool:
