@@ -76,6 +76,17 @@ def test_sphinx_reads_contiguous_chunks_made_by_make_chunks():
     assert len(chunks) > 2  # more chunks than processes: later chunks start as processes free up
 
 
+def test_an_html_builder_without_search_writes_no_index_and_no_search_page():
+    from sphinx.builders.html import StandaloneHTMLBuilder
+
+    assert StandaloneHTMLBuilder.search is True
+    assert "if self.search:" in inspect.getsource(StandaloneHTMLBuilder.prepare_writing)
+    assert "if name == 'search' and self.search:" in inspect.getsource(StandaloneHTMLBuilder)
+    builder = types.SimpleNamespace(search=True)
+    privateapi.build_no_search_index(builder)
+    assert builder.search is False
+
+
 def test_furo_renders_its_sidebar_into_the_named_context_key():
     import furo
 

@@ -694,3 +694,40 @@ def test_search_uses_the_course_scorer_and_one_data_file_of_the_pages_in_the_sit
     searchsummaries.add_to_search_page(app, "index", "page.html", {}, None)
     searchsummaries.add_to_search_page(app, "search", "search.html", {}, None)
     assert scripts == [searchsummaries.DATA_FILE]
+
+
+def test_a_build_of_chosen_pages_has_no_search_and_a_short_page_for_each_page_it_did_not_write(tmp_path):
+    from jaxcourse.published import partialbuild
+    from sphinx.builders.html import StandaloneHTMLBuilder
+
+    (tmp_path / "lessons").mkdir()
+    (tmp_path / "lessons" / "chosen.html").write_text("written by Sphinx", encoding="utf-8")
+    titles = {"docs/index": "Home", "lessons/chosen": "Chosen", "lessons/other": "<Other> & more"}
+    builder = types.SimpleNamespace(
+        format="html", search=True, get_target_uri=lambda docname, typ=None: f"{docname}.html"
+    )
+    builder.get_relative_uri = lambda source, target: StandaloneHTMLBuilder.get_relative_uri(builder, source, target)
+    app = types.SimpleNamespace(
+        config=types.SimpleNamespace(course_only_pages=["lessons/chosen"], root_doc="docs/index"),
+        builder=builder,
+        outdir=str(tmp_path),
+        env=types.SimpleNamespace(
+            found_docs=set(titles), titles={name: nodes.title(text=title) for name, title in titles.items()}
+        ),
+    )
+    partialbuild.leave_out_search(app)
+    assert builder.search is False
+    partialbuild.write_placeholders(app, None)
+    assert (tmp_path / "lessons" / "chosen.html").read_text(encoding="utf-8") == "written by Sphinx"
+    other = (tmp_path / "lessons" / "other.html").read_text(encoding="utf-8")
+    assert "<title>&lt;Other&gt; &amp; more</title>" in other and "<h1>&lt;Other&gt; &amp; more</h1>" in other
+    assert f"“&lt;Other&gt; &amp; more” {partialbuild.LEFT_OUT}" in other and '<a href="../docs/index.html">' in other
+    assert partialbuild.SEARCH_LEFT_OUT in (tmp_path / "search.html").read_text(encoding="utf-8")
+    assert "Home</a>" not in (tmp_path / "docs" / "index.html").read_text(encoding="utf-8")  # it is home
+
+    whole = types.SimpleNamespace(**{**vars(app), "config": types.SimpleNamespace(course_only_pages=[])})
+    (tmp_path / "lessons" / "other.html").unlink()
+    whole.builder.search = True
+    partialbuild.leave_out_search(whole)
+    partialbuild.write_placeholders(whole, None)
+    assert whole.builder.search is True and not (tmp_path / "lessons" / "other.html").exists()

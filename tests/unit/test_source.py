@@ -148,6 +148,11 @@ def test_nox_s_lesson_names_a_page_by_lesson_id_or_by_its_md_or_ipynb_file(tmp_p
     assert catalogue.page_docname(tmp_path, "docs/ported/walkthrough.ipynb") == "docs/ported/walkthrough"
     with pytest.raises(ValueError, match=r"no lesson 'missing.ipynb' in lessons/ .*the lessons are: one-01"):
         catalogue.page_docname(tmp_path, "docs/ported/missing.ipynb")
+    # Back from a docname to the file sphinx-build is given in a build of chosen pages.
+    assert catalogue.page_file(tmp_path, "lessons/one-01") == tmp_path / "lessons" / "one-01.md"
+    assert catalogue.page_file(tmp_path, "docs/ported/walkthrough") == tmp_path / "docs/ported/walkthrough.ipynb"
+    with pytest.raises(ValueError, match=r"no page 'docs/gone': neither docs/gone.md nor docs/gone.ipynb"):
+        catalogue.page_file(tmp_path, "docs/gone")
 
 
 def test_only_the_document_being_read_has_a_page(monkeypatch):

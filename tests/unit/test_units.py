@@ -513,8 +513,14 @@ def test_an_image_directive_whose_image_cannot_come_is_left_for_its_author_and_s
 def test_a_one_page_build_says_how_its_page_ran_or_that_it_is_not_a_notebook(tmp_path):
     from jaxcourse.tools import sitebuild
 
-    record = {"fresh": False, "runtime_seconds": 4.42, "started": "2026-12-05T12:59:09+00:00"}
-    (tmp_path / "execution.json").write_text(json.dumps({"lessons/x-01": record}), encoding="utf-8")
+    # As report.write_json keys it: a lesson by its id, each row naming its docname.
+    record = {
+        "docname": "lessons/x-01",
+        "fresh": False,
+        "runtime_seconds": 4.42,
+        "started": "2026-12-05T12:59:09+00:00",
+    }
+    (tmp_path / "execution.json").write_text(json.dumps({"x-01": record}), encoding="utf-8")
     assert sitebuild.page_summary(tmp_path, "lessons/x-01") == (
         "lessons/x-01: its cells ran in 4.4 s in the run of 2026-12-05T12:59:09+00:00 (reused: its code and the "
         f"environment are unchanged); page: {tmp_path}/lessons/x-01.html"

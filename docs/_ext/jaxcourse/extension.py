@@ -15,7 +15,16 @@ from sphinx.util import logging
 from .execution import progress, scheduling
 from .execution.parser import CourseParser
 from .output import accessibility, apilinks, inlinelines, mathfont, mathml, pagestyles, publishcheck, rawhtml, toctree
-from .published import changepage, compatpage, downloads, executedpage, report, searchsummaries, stamps
+from .published import (
+    changepage,
+    compatpage,
+    downloads,
+    executedpage,
+    partialbuild,
+    report,
+    searchsummaries,
+    stamps,
+)
 from .published.directives import ExecutionReport, LessonIndex, RecordedRun, StartHere
 from .published.domain import CourseDomain
 from .published.figures import ThemedFigures
@@ -120,6 +129,7 @@ def setup(app: Sphinx) -> dict:
     app.add_source_parser(CourseParser, override=True)
     app.connect("builder-inited", stamps.note_build_start)
     app.connect("builder-inited", create_execution_cache)
+    app.connect("builder-inited", partialbuild.leave_out_search)
     app.connect("env-before-read-docs", scheduling.balance_chunks)
     app.connect("env-before-read-docs", progress.start_counting)
     app.connect("source-read", pagesource.on_source_read)
@@ -145,6 +155,7 @@ def setup(app: Sphinx) -> dict:
     app.connect("build-finished", downloads.resolve_download_links)
     app.connect("build-finished", publishcheck.check_published_svgs)
     app.connect("build-finished", searchsummaries.write_data)
+    app.connect("build-finished", partialbuild.write_placeholders)
     app.connect("env-check-consistency", toctree.pages_outside_every_toctree)
     app.connect("missing-reference", apilinks.link_jax_names)
     app.connect("html-collect-pages", collect_site_pages)

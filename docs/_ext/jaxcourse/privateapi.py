@@ -74,6 +74,16 @@ def sphinx_read_chunks(docnames: list[str], nproc: int) -> list[list[str]]:
     return make_chunks(list(docnames), nproc)
 
 
+def build_no_search_index(builder: Any) -> None:
+    """Make Sphinx's HTML builder write no search index and no search page, for this build only.
+
+    ``StandaloneHTMLBuilder.search`` is the class attribute its subclasses for help formats set to
+    False. Public instead: none; with ``sphinx-build ... FILENAMES`` Sphinx keeps the index and warns
+    that it will be incomplete, which ``-W`` makes an error.
+    """
+    builder.search = False
+
+
 # --- furo (2025.12.19) -------------------------------------------------------------------------------
 
 #: The page-context key furo's html-page-context handler (priority 500) renders the sidebar into.

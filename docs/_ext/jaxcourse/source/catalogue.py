@@ -53,6 +53,15 @@ def page_docname(root: Path, name: str, lessons_dir: str = LESSONS_DIR) -> str:
     return lesson_path(root, name, lessons_dir).relative_to(root).with_suffix("").as_posix()
 
 
+def page_file(root: Path, docname: str) -> Path:
+    """The source file of a page: ``<root>/<docname>.md``, or ``.ipynb``; ValueError if there is neither."""
+    for suffix in (".md", ".ipynb"):
+        path = Path(root, docname + suffix)
+        if path.is_file():
+            return path
+    raise ValueError(f"no page {docname!r}: neither {docname}.md nor {docname}.ipynb in {root}")
+
+
 def lesson_path(root: Path, name: str, lessons_dir: str = LESSONS_DIR) -> Path:
     """The file of a lesson named by id, ``lessons/ID.md`` or a path; ValueError naming the choices."""
     stem = Path(name).name.removesuffix(".md")

@@ -32,7 +32,8 @@ OPTIONS: dict[str, tuple[object, str, type, str]] = {
         "env",
         list,
         "Docnames (lessons/transforms-04, docs/jit-compilation) to execute, alone: every other executed page "
-        "keeps only its title, headings and labels, so that links to it resolve (nox -s lesson, nox -s execute).",
+        "keeps only its title, headings and labels, so that links to it resolve, and every page that is not "
+        "written gets a short page in its place (nox -s lesson, nox -s execute; see jaxcourse.published.partialbuild).",
     ),
     "course_require_recorded": (
         False,

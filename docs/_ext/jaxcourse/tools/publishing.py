@@ -17,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..source import catalogue
 from . import plural
 
 #: How Sphinx prints a warning or an error, located ("<path>:<line>: ERROR: <message>") or not.
@@ -25,12 +26,22 @@ PROBLEM = re.compile(r"(?:^|: )(?:WARNING|ERROR|CRITICAL): ")
 BUILD_INTERNALS = (".doctrees", ".buildinfo", "reports")
 
 
-def sphinx_command(srcdir: Path, outdir: Path, *options: str, doctrees: Path | None = None) -> list[str]:
-    """sphinx-build for HTML with warnings as errors, every problem shown, nothing else printed."""
+def sphinx_command(
+    srcdir: Path, outdir: Path, *options: str, doctrees: Path | None = None, pages: tuple[str, ...] = ()
+) -> list[str]:
+    """sphinx-build for HTML with warnings as errors, every problem shown, nothing else printed.
+
+    With ``pages`` (docnames), a build of chosen pages: only they execute (``course_only_pages``), and
+    Sphinx writes only their files, named after the output folder, and the pages whose table of contents
+    lists them; ``jaxcourse.published.partialbuild`` stands in for the rest.
+    """
     command = [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-q"]
     if doctrees is not None:
         command += ["-d", str(doctrees)]
-    return [*command, *options, str(srcdir), str(outdir)]
+    if pages:
+        command += ["-D", f"course_only_pages={','.join(pages)}"]
+    files = [str(catalogue.page_file(srcdir, docname)) for docname in pages]
+    return [*command, *options, str(srcdir), str(outdir), *files]
 
 
 def sibling(site: Path, suffix: str) -> Path:
@@ -70,8 +81,8 @@ def publish(staging: Path, site: Path) -> None:
         shutil.rmtree(old)
 
 
-def build_and_publish(srcdir: Path, site: Path, options: list[str]) -> int:
-    """Return sphinx-build's exit status; publish to ``site`` only on success."""
+def build_and_publish(srcdir: Path, site: Path, options: list[str], pages: tuple[str, ...] = ()) -> int:
+    """Return sphinx-build's exit status; publish to ``site`` only on success. ``pages``: see :func:`sphinx_command`."""
     recover(site)
     staging = sibling(site, ".new")
     doctrees = sibling(site, ".new.doctrees")
@@ -79,7 +90,7 @@ def build_and_publish(srcdir: Path, site: Path, options: list[str]) -> int:
     for folder in (staging, doctrees):
         shutil.rmtree(folder, ignore_errors=True)
     warnings.unlink(missing_ok=True)
-    command = sphinx_command(srcdir, staging, "-w", str(warnings), *options, doctrees=doctrees)
+    command = sphinx_command(srcdir, staging, "-w", str(warnings), *options, doctrees=doctrees, pages=pages)
     started = time.time()
     status = subprocess.run(command, cwd=srcdir).returncode
     if status != 0:

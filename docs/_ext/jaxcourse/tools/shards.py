@@ -112,10 +112,10 @@ def execute(root: Path, shard: str, into: Path, last_site: Path, options: list[s
                 # executed notebook lands in the cache, which the assembly reads.
                 "-D", "nb_execution_mode=cache",
                 "-D", f"nb_execution_cache_path={(into / 'cache').resolve()}",
-                "-D", f"course_only_pages={','.join(mine)}",
                 "-D", "course_progress=1",
                 "-D", "course_notebooks_dir=",
             ],
+            pages=tuple(mine),
         )  # fmt: skip
         if status != 0:
             return status

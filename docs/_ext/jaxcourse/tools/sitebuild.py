@@ -23,8 +23,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("outdir", type=Path, help="the published site folder, e.g. _build/html")
     parser.add_argument(
         "--lesson",
-        help="execute this page only (a lesson id, or a notebook page's file such as docs/page.md); "
-        "the other executed pages keep only their titles, headings and labels",
+        help="execute and write this page only (a lesson id, or a notebook page's file such as docs/page.md), "
+        "with the page whose table of contents lists it; the other pages are read for their titles, headings "
+        "and labels, and each is written as a short page saying it is not part of this build",
     )
     parser.add_argument(
         "--compare-to",
@@ -57,8 +58,7 @@ def main(argv: list[str]) -> int:
         except ValueError as error:
             print(error, file=sys.stderr)
             return 2
-        options += ["-D", f"course_only_pages={docname}"]
-        status = build_and_publish(srcdir, site, options)
+        status = build_and_publish(srcdir, site, options, pages=(docname,))
         if status == 0:
             print(page_summary(site, docname))
         return status
@@ -68,7 +68,9 @@ def main(argv: list[str]) -> int:
 
 def page_summary(site: Path, docname: str) -> str:
     """How the one page of a ``--lesson`` build ran, from the site's execution report."""
-    record = read_json(site / "execution.json", {}).get(docname)
+    # execution.json is keyed by page id (a lesson's id, or a page's docname); each row names its docname.
+    rows = read_json(site / "execution.json", {}).values()
+    record = next((row for row in rows if row["docname"] == docname), None)
     if record is None:  # a prose page: built and checked, with nothing to execute
         return f"{docname}: not a notebook, so nothing on it ran; page: {site / docname}.html"
     how = "run afresh by this build" if record["fresh"] else "reused: its code and the environment are unchanged"
