@@ -17,7 +17,6 @@ import sys
 import time
 from pathlib import Path
 
-from ..source import catalogue
 from . import plural
 
 #: How Sphinx prints a warning or an error, located ("<path>:<line>: ERROR: <message>") or not.
@@ -40,6 +39,10 @@ def sphinx_command(
         command += ["-d", str(doctrees)]
     if pages:
         command += ["-D", f"course_only_pages={','.join(pages)}"]
+    # Imported here, not at the top: `compat versions` imports this module on a bare Python, and the
+    # catalogue needs PyYAML.
+    from ..source import catalogue
+
     files = [str(catalogue.page_file(srcdir, docname)) for docname in pages]
     return [*command, *options, str(srcdir), str(outdir), *files]
 
