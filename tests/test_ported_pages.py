@@ -41,7 +41,7 @@ GUIDE = (
 
 The call {func}`jax.jit` compiles, {func}`lax.cond` branches, and {ref}`a section there <only-there>`
 explains more; the [notebook](notebooks/walkthrough) and {doc}`the other guide <other-guide>` too.
-A remote picture ![a chart](https://images.example/chart.png) is dropped.
+A remote picture ![a chart](https://images.example/chart.png) becomes a link.
 The call graph ![Two boxes joined by an arrow](_static/graph.svg) is kept, without its links.<br
 />A line break wrapped over two lines goes too.
 So is an inline one ![a dot](data:image/png;base64,INLINE_PAYLOAD).
@@ -144,8 +144,8 @@ def test_the_port_lists_what_it_changed_and_keeps_what_resolves(ported):
     srcdir, pages = ported
     text = (srcdir / "docs" / "ported" / "guide.md").read_text(encoding="utf-8")
     listed = "\n".join(changes(pages, "guide"))
-    assert "colab.example" not in text and "images.example" not in text
-    assert "removed the badge 'Open in Colab'" in listed and "removed https://images.example/chart.png" in listed
+    assert "colab.example" not in text and "A remote picture [image: a chart](https://images.example/chart.png)" in text
+    assert "removed the badge 'Open in Colab'" in listed and "linked https://images.example/chart.png instead" in listed
     # An inline image is saved as a file named by its content; the report gives its size, not its payload.
     inline = f"inline-{hashlib.sha256(bytes(3000)).hexdigest()[:12]}.png"
     assert f"saved data:image/png (4,022 characters) as images/{inline}" in listed and "AAAA" not in listed

@@ -395,7 +395,7 @@ def test_a_directive_s_closing_fence_opens_no_code_block():
     )
     ported = port.port_text(page, set(), set())
     assert "See elsewhere." in ported  # a directive's body is MyST: ported
-    assert "<center>" not in ported and "x.example" not in ported  # the prose after the note is ported too
+    assert "<center>" not in ported and "![A chart]" not in ported  # the prose after the note is ported too
     assert "print('[a link](somewhere) and <b>bold</b>')" in ported  # a code cell is left exactly as written
     assert "[kept](as-is)" in ported and "\ninside\n" in ported and "After the tip." in ported
 
@@ -499,14 +499,19 @@ def test_an_image_directive_whose_image_cannot_come_is_left_for_its_author_and_s
 
     (tmp_path / "docs").mkdir()
     written = "# T\n\n```{image} https://x.example/y.png\n:alt: Y.\n```\n\n:::{figure} gone.png\nZ.\n:::\n"
-    (tmp_path / "docs" / "page.md").write_text(written + "\nAnd ![w](https://x.example/w.png).\n", encoding="utf-8")
+    remote = "\nAnd ![w](https://x.example/w.png), ![](http://x.example/v.png), ![u](//x.example/u.png).\n"
+    (tmp_path / "docs" / "page.md").write_text(written + remote, encoding="utf-8")
     (page,) = port.port(tmp_path / "docs", tmp_path / "ported", ["page"])
-    assert page.dest.read_text(encoding="utf-8") == "---\norphan: true\n---\n" + written + "\nAnd .\n"
+    # A remote markdown image becomes a link to it; one with no scheme of the web is removed.
+    linked = "\nAnd [image: w](https://x.example/w.png), [an image on x.example](http://x.example/v.png), .\n"
+    assert page.dest.read_text(encoding="utf-8") == "---\norphan: true\n---\n" + written + linked
     assert [f"{change.where}: {change.what}" for change in page.changes] == [
         "line 3: left https://x.example/y.png (a page loads nothing from outside); replace it by hand: the build "
         "refuses it",
         "line 7: left gone.png: no such file in the source; replace it by hand: the build refuses it",
-        "line 11: removed https://x.example/w.png (a page loads nothing from outside)",
+        "line 11: linked https://x.example/w.png instead of showing it (a page loads nothing from outside)",
+        "line 11: linked http://x.example/v.png instead of showing it (a page loads nothing from outside)",
+        "line 11: removed //x.example/u.png (a page loads nothing from outside)",
     ]
 
 

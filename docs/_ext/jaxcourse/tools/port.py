@@ -4,8 +4,9 @@
 ``SOURCE_DOCS/NAME`` (``notebooks/autodiff_cookbook``) to ``DEST/NAME``, from its ``.ipynb`` where the source
 site's ``conf.py`` excludes the ``.md``, else from its ``.md``. Only what cannot work here changes, and every change
 is listed: references to what exists only there become plain text; local images are copied beside the page, remote
-ones and badges removed; raw HTML becomes MyST or is dropped; the page is marked ``orphan`` with its images' alt
-text (``--alt NAME=TEXT``); a notebook's outputs are cleared. Port into a scratch clone (docs/contributing.md).
+ones become links to them and badges go; raw HTML becomes MyST or is dropped; the page is marked ``orphan`` with its
+images' alt text (``--alt NAME=TEXT``); a notebook's outputs are cleared. Port into a scratch clone
+(docs/contributing.md).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import os
 import posixpath
 import re
 import sys
+import urllib.parse
 from pathlib import Path
 
 import nbformat
@@ -54,6 +56,7 @@ _REFERENCE_LINK = re.compile(r"(?<![!\]])\[(?P<text>[^\[\]]+)\]\[(?P<name>[^\[\]
 _LINK_DEFINITION = re.compile(r"^ {0,3}\[(?P<name>[^\]^][^\]]*)\]:[ \t]*<?(?P<target>[^\s>]+)>?.*$", re.M)
 _IMAGE_DIRECTIVE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>image|figure)\}[ \t]+(?P<src>\S+)[ \t]*$", re.M)
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)
+_WEB_ADDRESS = re.compile(r"^https?://[^\s]+$", re.I)
 #: A fence line and its info string: a code block (```python), a code cell, or a directive (```{note}).
 _FENCE = re.compile(r"^ {0,3}(?P<marker>`{3,}|~{3,})\s*(?P<info>.*?)\s*$")
 #: Directives whose body is not MyST (code, math, other markup): ported as nothing, like a code block.
@@ -457,7 +460,11 @@ class Porter:
         return ""
 
     def _markdown_image(self, match: re.Match, where: str) -> str:
-        new = self.image(match["alt"], match["src"], where)
+        if _WEB_ADDRESS.match(src := match["src"]):  # a link the reader may follow: the page loads nothing
+            words = f"image: {match['alt']}" if match["alt"] else f"an image on {urllib.parse.urlsplit(src).hostname}"
+            self.note(where, "remote image", f"linked {src} instead of showing it (a page loads nothing from outside)")
+            return f"[{words}]({src})"
+        new = self.image(match["alt"], src, where)
         if new is None:
             return ""
         alt = match["alt"] or Path(new).stem.replace("_", " ").replace("-", " ")
