@@ -419,6 +419,45 @@ def test_a_tag_that_wraps_onto_the_next_line_is_ported_like_one_on_a_single_line
     assert ported == '---\norphan: true\n---\nEnter a duration, and click "CAPTURE".\n\n\n1. Then run it again.\n'
 
 
+def test_a_link_whose_words_wrap_onto_the_next_line_is_ported_like_one_on_a_single_line():
+    """As device_memory_profiling.md writes it: '[XProf' at the end of a line, 'profiling](xprof-profiling)' next."""
+    from jaxcourse.tools import port
+
+    page = "```{note}\nUse [XProf\nprofiling](xprof-profiling) or [the\nguide](guide.md).\n```\n[kept\nhere](here)\n"
+    ported = port.port_text(page, {"here"}, set()).split("---\n", 2)[2]
+    assert ported == "```{note}\nUse XProf\nprofiling or the\nguide.\n```\n[kept\nhere](here)\n"
+    page = port.Page("page", Path("page.md"), Path("/nonexistent/page.md"))
+    port.Porter(page, port.Site(set(), set()), Path(".")).port("See [XProf\n  profiling](xprof).\n", port._line)
+    assert [f"{change.where}: {change.what}" for change in page.changes] == [
+        "line 1: [XProf profiling](xprof) became plain text 'XProf profiling' (not on this site)"
+    ]
+
+
+def test_a_toctree_keeps_the_pages_ported_with_it_and_loses_the_others(tmp_path):
+    """As advanced_autodiff.md lists its pages: an entry for a page not ported would fail the build."""
+    from jaxcourse.tools import port
+
+    source = tmp_path / "docs"
+    (source / "notebooks").mkdir(parents=True)
+    for name in ("index", "higher-order", "complex", "notebooks/rules", "notebooks/other"):
+        (source / f"{name}.md").write_text(f"# {name}\n", encoding="utf-8")
+    (source / "index.md").write_text(
+        "# Index\n\n```{toctree}\n:maxdepth: 1\n\nhigher-order\nThe complex page <complex>\n/notebooks/rules\n"
+        "notebooks/*\nhttps://example.org\n```\n\n```{toctree}\n:glob:\n\nnotebooks/o*\n```\nAfter.\n",
+        encoding="utf-8",
+    )
+    (index, *_) = port.port(source, tmp_path / "ported", ["index", "higher-order", "notebooks/rules"])
+    assert index.dest.read_text(encoding="utf-8") == (
+        "---\norphan: true\n---\n# Index\n\n```{toctree}\n:maxdepth: 1\n\nhigher-order\n\nnotebooks/rules\n"
+        "notebooks/*\nhttps://example.org\n```\n\n```{toctree}\n:glob:\n\n\n```\nAfter.\n"
+    )
+    notes = [f"{change.where}: {change.what}" for change in index.changes]
+    assert notes == [
+        "line 7: the toctree entry 'The complex page <complex>' went (not on this site)",
+        "line 16: the toctree entry 'notebooks/o*' went (not on this site)",
+    ]
+
+
 def test_a_reference_to_a_page_not_ported_reads_as_the_title_the_source_site_shows(tmp_path):
     """As the JAX docs write them: references by label, by page and by name; figures in backtick fences."""
     from jaxcourse.tools import port

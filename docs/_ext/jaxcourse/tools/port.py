@@ -72,6 +72,9 @@ _HTML_TAG = re.compile(r"</?(?P<tag>[a-z][a-z0-9]*)\b[^>]*?/?>", re.I)
 _HTML_COMMENT_SPLIT = re.compile(r"(<!--.*?-->)", re.S)
 #: A tag still open at the end of a line ('click "CAPTURE".<br' then '/>'): CommonMark lets a tag span lines.
 _TAG_OPEN_AT_LINE_END = re.compile(r"</?[a-z][a-z0-9]*\b[^<>`]*$", re.I)
+#: A link whose words wrap: '[XProf' ends one line and 'profiling](xprof-profiling)' opens the next.
+_LINK_OPEN_AT_LINE_END = re.compile(r"(?<![!\]])\[[^\[\]`]*$")
+_LINK_CLOSE_AT_LINE_START = re.compile(r"^[^\[\]`]*\]\(")
 #: A preformatted block, '<pre>' to '</pre>': its lines are code, not MyST ('# Itr 1' is no heading).
 _PRE_OPEN = re.compile(r"^\s*<pre\b[^>]*>", re.I)
 _PRE_CLOSE = re.compile(r"</pre\s*>", re.I)
@@ -209,7 +212,8 @@ class Porter:
         self.folder = posixpath.dirname(page.name)
 
     def note(self, where: str, kind: str, what: str) -> None:
-        self.page.changes.append(Change(where, kind, what))
+        """Lists a change, on one line: the text it quotes may wrap."""
+        self.page.changes.append(Change(where, kind, re.sub(r"\s*\n\s*", " ", what)))
 
     # Where a target points, as a page of the site: "notebooks/x" for "../notebooks/x.ipynb" from "y".
     def doc_name(self, target: str) -> str | None:
@@ -273,7 +277,7 @@ class Porter:
         # '[](page)' shows the page's title there, which the source names; else the page's name.
         titled = None if "#" in target else self.site.titles.get(f"doc:{doc}")
         shown = match["text"] or titled or plain("doc", target.split("#", 1)[0] or target)
-        self.note(where, "reference", f"{match[0]} became plain text {shown!r} (not on this site)")
+        self.note(where, "reference", f"{match[0]} became plain text {' '.join(shown.split())!r} (not on this site)")
         return shown
 
     def image(self, alt: str, src: str, where: str, *, gone: str = "removed", then: str = "") -> str | None:
@@ -361,7 +365,7 @@ class Porter:
         lines = text.splitlines(keepends=True)
         # The open fences: a code fence's body is left alone; a directive's body (```{note}) is MyST and is
         # ported, and its closing line must not be taken for the opening of a code block.
-        out, code, directives, open_tag, pre = [], None, [], "", False
+        out, code, directives, open_tag, pre, toctree = [], None, [], "", False, None
         for index, line in enumerate(lines):
             where = where_of(index)
             fence = _FENCE.match(line)
@@ -376,20 +380,41 @@ class Porter:
                     if fence and _closes(fence, code):
                         code = None
                 elif directives and _closes(fence, directives[-1]):
-                    directives.pop()
+                    toctree = None if directives.pop() == toctree else toctree
                 elif _is_literal(fence["info"]):
                     code = fence["marker"]
                 else:
                     directives.append(fence["marker"])
+                    toctree = fence["marker"] if fence["info"].startswith("{toctree}") else toctree
                     out[-1] = _IMAGE_DIRECTIVE.sub(lambda m, w=where: self._directive_image(m, w), line)
                 continue
-            if {index + 1, index + 2} <= raw_lines and _TAG_OPEN_AT_LINE_END.search(line):
+            if toctree and directives[-1] == toctree:
+                out.append(self._toctree_entry(line, where))
+                continue
+            if ({index + 1, index + 2} <= raw_lines and _TAG_OPEN_AT_LINE_END.search(line)) or (
+                _LINK_OPEN_AT_LINE_END.search(line)
+                and _LINK_CLOSE_AT_LINE_START.match("".join(lines[index + 1 : index + 2]))
+            ):
                 open_tag = line
                 continue
             if index + 1 in raw_lines:
                 line = self.html(line, where)
             out.append(self._outside_code(line, where))
         return "".join(out)
+
+    def _toctree_entry(self, line: str, where: str) -> str:
+        """A line of a '{toctree}': an entry for a page not ported goes (as a blank line, so the numbering holds)."""
+        entry = line.strip()
+        explicit = _EXPLICIT.match(entry)
+        target = explicit["target"] if explicit else entry
+        if not entry or entry.startswith(":") or entry == "self" or _SCHEME.match(target):
+            return line
+        doc = self.doc_name(target)
+        if any(fnmatch.fnmatchcase(ported, doc) for ported in self.site.docs):  # a name, or a :glob: pattern
+            # '/name' is from the source's docs root; here the pages are under DEST, beside this one.
+            return line.replace(target, self.relative(doc)) if target.startswith("/") else line
+        self.note(where, "reference", f"the toctree entry {entry!r} went (not on this site)")
+        return "\n"
 
     def _pre_line(self, line: str, inside: bool, out: list[str], where: str) -> bool:
         """One line of a '<pre>' block, added to ``out`` as a line of a code block; whether the block goes on."""
