@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import builtins
 import os
+import re
 import sys
 import types
 from pathlib import Path
@@ -201,3 +202,32 @@ def test_how_the_last_kernel_ended_is_remembered(launching):
     assert asyncio.run(ipc.poll()) == -11
     assert provisioner.LAST_EXIT == {"pid": 4321, "status": -11}
     assert "SIGSEGV" in parser.ending(provisioner.LAST_EXIT["status"])
+
+
+def test_in_a_build_a_cell_that_installs_packages_fails_and_other_commands_run(monkeypatch, tmp_path):
+    from IPython.core.interactiveshell import InteractiveShell
+
+    monkeypatch.setenv(kernel.STDERR_DIR_VARIABLE, str(tmp_path))
+    shell = InteractiveShell()
+    ran = []
+    monkeypatch.setattr(shell, "system", ran.append)
+    shell.register_magic_function(lambda line: ran.append(f"%pip {line}"), "line", "pip")
+    ipython.refuse_package_installs(shell)
+    for cell, shown in [
+        ("%pip install --quiet optax", "%pip install --quiet optax"),
+        ("!pip install torch torchvision", "!pip install torch torchvision"),
+        ("!{sys.executable} -m pip install -U jax", "!{sys.executable} -m pip install -U jax"),
+        ("!/env/bin/pip3.11 install jax", "!/env/bin/pip3.11 install jax"),
+        ("!uv pip install numpy", "!uv pip install numpy"),
+        ("%conda install numpy", "%conda install numpy"),
+    ]:
+        with pytest.raises(ipython.PackageInstallInBuild, match=rf"installs packages \({re.escape(shown)}\)"):
+            shell.run_cell(cell).raise_error()
+    shell.run_cell("%pip list")
+    shell.run_cell("!echo pip install is only words here")
+    assert ran == ["%pip list", "echo pip install is only words here"]
+
+
+def test_outside_a_build_a_cell_may_install_packages(monkeypatch):
+    monkeypatch.delenv(kernel.STDERR_DIR_VARIABLE, raising=False)
+    ipython.refuse_package_installs(types.SimpleNamespace())  # would fail on shell.system if it went on

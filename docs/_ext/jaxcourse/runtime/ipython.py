@@ -3,7 +3,8 @@
 When a cell raises, the kernel publishes a record (``runtime.RECORD_MIME``) holding the line of the cell that
 raised, taken from the traceback object itself, then shows the exception in IPython's plain mode; the build
 reports ``lessons/<id>.md:<line>`` without reading traceback text. The extension also sends a cell's printed
-text in one piece, and makes a kernel that dies leave a trail the build can read.
+text in one piece, makes a kernel that dies leave a trail the build can read, and fails a cell that installs
+packages.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import faulthandler
 import hashlib
 import os
+import re
 import sys
 import traceback
 
@@ -85,6 +87,48 @@ def leave_a_trail_for_a_crash(shell) -> None:
     run_before_os_exit(dump_the_stack)
 
 
+#: A shell command that installs packages, as '!pip install x' or '!{sys.executable} -m pip install x' reach it
+#: (before IPython expands the braces).
+_INSTALL_COMMAND = re.compile(
+    r"^\s*(?:\S+\s+-m\s+pip|(?:\S*/)?(?:pip[\d.]*|uv\s+pip|conda|mamba|micromamba))\s+install\b"
+)
+#: IPython's magics that install packages.
+_INSTALL_MAGICS = ("pip", "conda", "mamba", "micromamba", "uv")
+
+
+class PackageInstallInBuild(RuntimeError):
+    """A cell tried to install packages while the site was being built."""
+
+
+def refuse_package_installs(shell) -> None:
+    """In a build, a cell that installs packages (``%pip install``, ``!pip install``...) fails at once, at its line.
+
+    An install would change the one environment every page runs in (``.nox/site``, exactly the lock), or, with
+    no network, wait out the cell's time limit. Other pip commands (``%pip list``) run. Outside a build nothing
+    changes.
+    """
+    if not os.environ.get(STDERR_DIR_VARIABLE):
+        return
+
+    def refusing(run, prefix: str = ""):
+        def guarded(command: str):
+            if _INSTALL_COMMAND.match(prefix + command):
+                written = ("%" + prefix if prefix else "!") + command.strip()
+                raise PackageInstallInBuild(
+                    f"this cell installs packages ({written}), and a build installs nothing: every page runs on "
+                    "exactly requirements.txt, with no network. Add the package to requirements.in and run "
+                    "`nox -s lock`"
+                )
+            return run(command)
+
+        return guarded
+
+    for magic in _INSTALL_MAGICS:
+        if (run_magic := shell.find_line_magic(magic)) is not None:
+            shell.register_magic_function(refusing(run_magic, f"{magic} "), "line", magic)
+    shell.system = refusing(shell.system)
+
+
 def load_ipython_extension(shell) -> None:
     # KeyboardInterrupt too: a cell stopped at its time limit is reported at the interrupted line.
     shell.set_custom_exc((Exception, KeyboardInterrupt), _record_then_show)
@@ -94,3 +138,4 @@ def load_ipython_extension(shell) -> None:
     shell.InteractiveTB.set_mode(mode="Plain")
     send_output_when_the_cell_ends()
     leave_a_trail_for_a_crash(shell)
+    refuse_package_installs(shell)
