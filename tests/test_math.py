@@ -173,6 +173,8 @@ def test_a_function_name_is_applied_to_its_argument_and_spaced_in_transforms_08(
         (r"\operatorname{softmax}(z)", '<mi>softmax</mi><mo lspace="0" rspace="0">\u2061</mo>'),
         (r"\cos^2 x", '<msup><mi>cos</mi><mn>2</mn></msup><mo lspace="0" rspace="0.1667em">\u2061</mo>'),
         (r"\tanh", "<mrow><mi>tanh</mi></mrow>"),  # applied to nothing: no U+2061
+        (r"\arg z", '<mi>arg</mi><mo lspace="0" rspace="0.1667em">\u2061</mo><mi>z</mi>'),
+        (r"\arg\min_x", '<mi>arg</mi><mo lspace="0" rspace="0.1667em">\u2061</mo><msub><mi>min</mi>'),
         (r"a \bmod b", "<mi>a</mi><mo>mod</mo><mi>b</mi>"),  # an operator, not a function
     ],
 )

@@ -279,6 +279,13 @@ def test_an_ipynb_page_with_invalid_metadata_is_reported_at_its_json_line(readin
     read = reading("docs/nb.ipynb", text)
     assert read.reported == [(line_of(text, '"execution":'), "unknown key 'execution.timout'; did you mean 'timeout'?")]
     assert read.source == "---\norphan: true\n---\n# nb\n\nThis page was not built: its metadata is invalid.\n"
+    unlimited = notebook_json({"execution": {"timeout": -1}})  # as optax's reduce_on_plateau example asks
+    assert reading("docs/nb.ipynb", unlimited).reported == [
+        (
+            line_of(unlimited, '"execution":'),
+            "'execution.timeout' must be positive: a build never runs a cell without a time limit",
+        )
+    ]
     broken = reading("docs/nb.ipynb", "{not json")
     ((line, message),) = broken.reported
     assert line == 1 and message.startswith("this notebook cannot be read:")

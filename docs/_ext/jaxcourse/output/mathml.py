@@ -68,6 +68,8 @@ _ALIASES = [
     # eqnarray: three columns, right, centre and left aligned (as LaTeX sets it).
     (re.compile(r"\\begin\{eqnarray\*?\}"), r"\\begin{array}{rcl}"),
     (re.compile(r"\\end\{eqnarray\*?\}"), r"\\end{array}"),
+    # The one function name of LaTeX's own that the converter lacks ('\arg\min_\eta f' in optax's L-BFGS page).
+    (re.compile(r"\\arg(?![A-Za-z])"), r"\\operatorname{arg}"),
 ]
 
 
@@ -208,9 +210,9 @@ def _apply_functions(tree: ET.Element) -> None:
             element.attrib.clear()
     for row in [element for element in tree.iter() if element.tag in _ROWS]:
         children = list(row)
+        names = [child[0] if child.tag in _SCRIPTED and len(child) else child for child in children]
         for index, child in enumerate(children):
-            name = child[0] if child.tag in _SCRIPTED and len(child) else child
-            if not _is_function_name(name):
+            if not _is_function_name(names[index]):
                 continue
             following = children[index + 1] if index + 1 < len(children) else None
             position = list(row).index(child)
@@ -221,7 +223,8 @@ def _apply_functions(tree: ET.Element) -> None:
                 apply.text = FUNCTION_APPLICATION
                 row.insert(position + 1, apply)
             previous = children[index - 1] if index > 0 else None
-            if previous is not None and not _is_operator(previous):
+            # After another function name ('\arg\min'), its application's space is the one TeX puts there.
+            if previous is not None and not _is_operator(previous) and not _is_function_name(names[index - 1]):
                 row.insert(position, ET.Element("mspace", {"width": THIN_SPACE}))
 
 

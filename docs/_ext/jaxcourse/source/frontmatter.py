@@ -218,7 +218,9 @@ def validate_execution(front: FrontMatter) -> list[Problem]:
         elif key == "cpu_devices" and value not in CPU_DEVICES_RANGE:
             problems.append(Problem(line, _cpu_devices_range("execution.cpu_devices", value)))
         elif value <= 0:
-            problems.append(Problem(line, f"'execution.{key}' must be positive"))
+            # myst-nb and nbclient read a timeout of -1 or 0 as none; a build keeps one, or a hung cell hangs it.
+            never = ": a build never runs a cell without a time limit" if key == "timeout" else ""
+            problems.append(Problem(line, f"'execution.{key}' must be positive{never}"))
     both = front.lesson.get("cpu_devices"), front.execution.get("cpu_devices")
     if None not in both and both[0] != both[1]:
         problems.append(
