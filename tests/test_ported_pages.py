@@ -106,7 +106,9 @@ def other_site(tmp_path_factory):
     png(docs / "_static" / "pixel.png")
     (docs / "_static" / "graph.svg").write_text(GRAPH_SVG, encoding="utf-8")
     kernelspec = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    notebook = nbformat.v4.new_notebook(cells=WALKTHROUGH_CELLS, metadata={"kernelspec": kernelspec})
+    # As optax's reduce_on_plateau example asks: no cell time limit, which a build never grants.
+    metadata = {"kernelspec": kernelspec, "execution": {"timeout": -1}}
+    notebook = nbformat.v4.new_notebook(cells=WALKTHROUGH_CELLS, metadata=metadata)
     nbformat.write(notebook, docs / "notebooks" / "walkthrough.ipynb")
     # The .md twin the other site does not build from: it must not be the one ported.
     (docs / "notebooks" / "walkthrough.md").write_text(MYST_FRONT + "\n# The stale twin\n", encoding="utf-8")
@@ -138,6 +140,15 @@ def test_the_port_takes_the_notebook_the_other_site_builds_from(ported):
     assert (srcdir / "docs" / "ported" / "notebooks" / "walkthrough.ipynb").is_file()
     assert not (srcdir / "docs" / "ported" / "notebooks" / "walkthrough.md").exists()
     assert pages["guide"].summary().startswith("ported ") and " from guide.md: changed " in pages["guide"].summary()
+
+
+def test_a_notebook_that_asks_for_no_cell_time_limit_gets_the_build_s(ported):
+    srcdir, pages = ported
+    assert "metadata: execution timeout -1 (no limit) went: the build keeps its cell limit" in changes(
+        pages, "notebooks/walkthrough"
+    )
+    notebook = nbformat.read(srcdir / "docs/ported/notebooks/walkthrough.ipynb", as_version=4)
+    assert notebook.metadata["execution"] == {}
 
 
 def test_the_port_lists_what_it_changed_and_keeps_what_resolves(ported):

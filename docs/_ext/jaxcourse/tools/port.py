@@ -553,6 +553,10 @@ def port_page(page: Page, site: Site, source_docs: Path, image_alt: str | None) 
             elif cell.cell_type == "code":
                 cell.outputs, cell.execution_count = [], None
         notebook.metadata["orphan"] = True
+        execution = notebook.metadata.get("execution", {})
+        if isinstance(execution.get("timeout"), int) and execution["timeout"] <= 0:  # myst-nb's "no limit"
+            what = f"execution timeout {execution.pop('timeout')} (no limit) went: the build keeps its cell limit"
+            porter.note("metadata", "setting", what)
         if image_alt:
             notebook.metadata.setdefault("mystnb", {})["render_image_options"] = {"alt": image_alt}
         nbformat.write(notebook, page.dest)
