@@ -244,6 +244,25 @@ def test_code_cells_on_a_prose_page_are_each_reported_and_the_page_is_a_stub(rea
     assert read.source.startswith("---\norphan: true\n---\n# Prose\n\nThis page was not built: it has code cells")
 
 
+def test_myst_nb_settings_that_would_break_a_promise_are_refused_at_their_line(reading):
+    """A page cannot turn its execution off, run in the checkout, keep a cache elsewhere, or let errors pass."""
+    front = (
+        "---\njupytext: {text_representation: {format_name: myst}}\nkernelspec: {name: python3}\nmystnb:\n"
+        "  render_image_options: {alt: A plot.}\n  execution_timeout: 90\n  execution_in_temp: false\n"
+        '  execution_cache_path: escaped\n  execution_mode: "off"\n---\n'
+    )
+    read = reading("docs/page", front + "# Page\n\n" + code_cell("print(1)"))
+    assert [(line, message.split(":")[0]) for line, message in read.reported] == [
+        (7, "'mystnb.execution_in_temp' is not a course setting"),
+        (8, "'mystnb.execution_cache_path' is not a course setting"),
+        (9, "'mystnb.execution_mode' is not a course setting"),
+    ]
+    unlimited = notebook_json({"mystnb": {"execution_allow_errors": True}})
+    ((line, message),) = reading("docs/nb.ipynb", unlimited).reported
+    assert message.startswith("'mystnb.execution_allow_errors' is not a course setting: errors are never allowed")
+    assert line == line_of(unlimited, '"mystnb":')  # in a notebook, a setting's line is its mapping's
+
+
 def test_execution_settings_on_a_prose_page_are_reported_not_ignored(reading):
     text = "---\ntitle: x\nexecution:\n  timeout: 5\n---\n# Prose\n\nText.\n"
     read = reading("docs/prose", text)

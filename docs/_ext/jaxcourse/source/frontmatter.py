@@ -46,6 +46,15 @@ REFUSED_EXECUTION_KEYS = {
         "(or, on a page from elsewhere, myst-nb's raises-exception tag)"
     ),
 }
+#: myst-nb's own per-page execution settings ('mystnb:' in the front matter) that would break a course promise.
+REFUSED_MYSTNB_KEYS = {
+    "execution_mode": "every executed page runs all its cells; show code that must not run as a code block (```python)",
+    "execution_in_temp": "kernels always run in a scratch folder, so a relative path never writes into the checkout",
+    "execution_cache_path": "the build keeps one execution cache, under _build/ (nb_execution_cache_path in conf.py)",
+    "execution_allow_errors": REFUSED_EXECUTION_KEYS["allow_errors"],
+    "execution_raise_on_error": "a failing cell always fails the build, at its line",
+    "execution_show_tb": "a failure is reported at its line, and its whole traceback saved under reports/",
+}
 DEFAULT_OUTPUT_LIMIT = 1_000_000
 CPU_DEVICES_RANGE = range(1, 65)
 DEVICES = ("CPU", "GPU", "TPU")
@@ -190,12 +199,17 @@ def _is_a(value, kind: type) -> bool:
 
 
 def validate_execution(front: FrontMatter) -> list[Problem]:
-    """Every problem with the ``execution:`` settings of an executed page."""
+    """Every problem with the ``execution:`` settings of an executed page, and its refused ``mystnb:`` ones."""
+    mystnb = front.data.get("mystnb")
+    problems = [
+        Problem(front.line_of(f"mystnb.{key}"), f"'mystnb.{key}' is not a course setting: {REFUSED_MYSTNB_KEYS[key]}")
+        for key in (mystnb if isinstance(mystnb, dict) else {})
+        if key in REFUSED_MYSTNB_KEYS
+    ]
     if "execution" not in front.data:
-        return []
+        return problems
     if not isinstance(front.data["execution"], dict):
-        return [Problem(front.line_of("execution"), "'execution:' must be a mapping of settings to values")]
-    problems = []
+        return [*problems, Problem(front.line_of("execution"), "'execution:' must be a mapping of settings to values")]
     for key, value in front.execution.items():
         line = front.line_of(f"execution.{key}")
         if key in REFUSED_EXECUTION_KEYS:
