@@ -5,10 +5,10 @@ to commit), with what the JAX docs hold: a page built from its .ipynb while a .m
 it, a page in a subfolder, badges and remote images, an inline data: image, a local image, a local
 SVG whose nodes are links (as pprof draws them), raw HTML (a tag wrapped over two lines too), references to labels
 and pages that exist only there, {func} roles on jax names and JAX's short ones (lax.cond), a
-heading level skipped, an eqnarray, a cell that warns on stderr, and a cell tagged raises-exception
-that does not raise. It is ported into a tiny site, which must build: the standard tag means "may
-raise", stderr is shown and listed in the execution report, and the .ipynb page is stamped like
-any other.
+heading level skipped, an eqnarray, a cell that warns on stderr, a cell tagged raises-exception
+that does not raise, and one tagged skip-execution. It is ported into a tiny site, which must
+build: the standard tags mean what myst-nb says, stderr is shown and listed in the execution
+report, and the .ipynb page is stamped like any other.
 """
 
 from __future__ import annotations
@@ -67,6 +67,12 @@ print("warned")
 :tags: [raises-exception]
 
 print("this cell may raise, and does not")
+```
+
+```{code-cell}
+:tags: [skip-execution]
+
+print("shown, never run")
 ```
 """
 ).replace("INLINE_PAYLOAD", "A" * 4000)  # as long as the pictures the JAX docs inline
@@ -199,6 +205,22 @@ def test_stderr_on_a_page_from_elsewhere_is_shown_and_listed_as_a_warning(site):
     assert "warnings.warn" in text[warning["line"] - 1]  # at the statement that warned
     report = site.html("docs/execution-report.html").get_text()
     assert f"stderr shown at line {warning['line']}" in report
+
+
+def test_a_cell_tagged_skip_execution_is_shown_and_said_not_to_run_on_the_page_and_in_the_report(site):
+    """myst-nb's tag keeps its meaning, and a reader is not left to wonder why the cell shows no output."""
+    text = (site.srcdir / "docs" / "ported" / "guide.md").read_text(encoding="utf-8").splitlines()
+    line = text.index(":tags: [skip-execution]")  # the fence is the line above it, counted from 1
+    assert text[line - 1] == "```{code-cell}"
+    rows = json.loads((site.outdir / "execution.json").read_text(encoding="utf-8"))
+    assert rows["docs/ported/guide"]["not_run"] == [line] and rows["docs/ported/notebooks/walkthrough"]["not_run"] == []
+    cells = site.html("docs/ported/guide.html").select("article div.cell")
+    said = [cell.select_one("p.cell-not-run") for cell in cells]
+    assert [bool(note) for note in said] == [False, False, True]
+    assert "shown, never run" in cells[2].get_text() and not cells[2].select("div.cell_output")
+    assert said[2].get_text() == "Not run by this build: the cell is tagged skip-execution."
+    report = site.html("docs/execution-report.html").get_text()
+    assert f"not run (skip-execution): the cell at {line}" in report
 
 
 def test_jax_names_link_to_the_pinned_api_documentation(site):

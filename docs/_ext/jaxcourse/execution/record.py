@@ -12,7 +12,7 @@ from nbformat import NotebookNode
 
 from ..output.render import ExecutedRun, error_line
 from ..runtime import RECORD_MIME
-from ..source.reader import RAISES_OPTION, RAISES_TAG, SETUP_TAG, VERDICT_TAG, cell_lines
+from ..source.reader import RAISES_OPTION, RAISES_TAG, SETUP_TAG, SKIP_TAG, VERDICT_TAG, cell_lines
 
 #: What the verdict adds to the stamp: the devices are read at the end of the run (runtime.devices).
 DEVICE_FIELDS = ("backend", "device_kind", "device_count", "simulated_devices")
@@ -61,6 +61,8 @@ class KernelRecord:
     verdict_index: int | None = None
     #: how each exercise check went: runtime.prove_check's records, in order
     check_results: list[dict] = dataclasses.field(default_factory=list)
+    #: lines of the author's code cells that the build did not run, as myst-nb's skip-execution tag asks
+    not_run: list[int] = dataclasses.field(default_factory=list)
 
     @property
     def unexpected_error(self) -> CellError | None:
@@ -114,6 +116,7 @@ def collect(run: ExecutedRun) -> KernelRecord:
     if notebook is None:
         return record
     record.cells = collect_cells(notebook)
+    record.not_run = [cell.line for cell in record.cells if SKIP_TAG in cell.tags]
     for index, cell in enumerate(notebook.cells):
         if cell.cell_type != "code":
             continue

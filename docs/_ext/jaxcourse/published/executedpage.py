@@ -16,7 +16,20 @@ from ..execution import failures, progress, record
 from ..output.render import RUN_ATTRIBUTE
 from ..privateapi import execution_data
 from ..source import located, pages
+from ..source.reader import SKIP_TAG
 from . import compatpage, downloads, figures, header, pagerecord, stamps, transcript
+
+#: myst-nb gives a cell's container a class for each of its tags.
+_SKIPPED_CELL = f"tag_{SKIP_TAG}"
+
+
+def say_which_cells_did_not_run(doctree: nodes.document) -> None:
+    """Under each cell tagged skip-execution, a line saying the build did not run it: it shows no output."""
+    for cell in doctree.findall(nodes.container):
+        if _SKIPPED_CELL in cell["classes"]:
+            cell += nodes.paragraph(
+                "", "Not run by this build: the cell is tagged skip-execution.", classes=["cell-not-run"]
+            )
 
 
 def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
@@ -42,6 +55,7 @@ def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
         progress.page_finished(app, page.page_id, "failed", None)
         return
     kernel = record.collect(run)
+    say_which_cells_did_not_run(doctree)
     exec_data = execution_data(env, env.docname)
     failed = failures.report_run(app, page, run, kernel, exec_data)
     succeeded = not failed and bool(exec_data.get("succeeded")) and kernel.verdict is not None
@@ -77,5 +91,6 @@ def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
             recording=pagerecord.recording(kernel, run.shown, figures_dir, source) if succeeded else None,
             source=source,
             warnings=page.warnings,
+            not_run=kernel.not_run,
         )
     )

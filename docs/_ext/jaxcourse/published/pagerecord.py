@@ -31,6 +31,8 @@ class PageRecord:
     source: str  # the page's file, relative to the source folder
     #: stderr the page showed instead of failing on it ('execution: {stderr: show}'): [{"line", "stderr"}]
     warnings: list[dict] = dataclasses.field(default_factory=list)
+    #: lines of the cells shown but not run (myst-nb's skip-execution tag)
+    not_run: list[int] = dataclasses.field(default_factory=list)
 
     @property
     def is_lesson(self) -> bool:

@@ -63,6 +63,9 @@ def _table(app: Sphinx, fromdocname: str, pages: list[PageRecord]) -> nodes.tabl
         if page.warnings:
             lines = ", ".join(str(warning["line"]) for warning in page.warnings)
             status += f"; stderr shown at line{'s' if len(page.warnings) > 1 else ''} {lines}"
+        if page.not_run:
+            lines = ", ".join(map(str, page.not_run))
+            status += f"; not run (skip-execution): the cell{'s' if len(page.not_run) > 1 else ''} at {lines}"
         runtime = f"{page.runtime:.1f}" if page.runtime is not None else "–"
         texts = [status, runtime, stamp.get("jax", "–"), stamp_time(stamp) if stamp else "–", recording(page)]
         row = table_row([link, *map(nodes.Text, texts)])
@@ -99,6 +102,7 @@ def write_json(app: Sphinx, exception: Exception | None) -> None:
             "stamp": page.stamp,
             "started": stamp_iso(page.stamp) if page.stamp else None,
             "warnings": page.warnings,
+            "not_run": page.not_run,
         }
         for page in ordered_pages(app)
     }

@@ -23,6 +23,8 @@ from .frontmatter import Problem
 
 #: myst-nb's and nbclient's tag: the cell MAY raise, and the run goes on (its standard meaning).
 RAISES_TAG = "raises-exception"
+#: myst-nb's tag: the cell is shown and never run (the execution report and the page say so).
+SKIP_TAG = "skip-execution"
 #: The course's cell option: the cell MUST raise this exception or a subclass (``:raises: TypeError``).
 RAISES_OPTION = "raises"
 SETUP_TAG = "jaxcourse-setup"
