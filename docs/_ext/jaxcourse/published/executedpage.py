@@ -27,9 +27,12 @@ def say_which_cells_did_not_run(doctree: nodes.document) -> None:
     """Under each cell tagged skip-execution, a line saying the build did not run it: it shows no output."""
     for cell in doctree.findall(nodes.container):
         if _SKIPPED_CELL in cell["classes"]:
-            cell += nodes.paragraph(
-                "", "Not run by this build: the cell is tagged skip-execution.", classes=["cell-not-run"]
-            )
+            said = [
+                nodes.Text("Not run by this build: the cell is tagged "),
+                nodes.literal("", SKIP_TAG),
+                nodes.Text("."),
+            ]
+            cell += nodes.paragraph("", "", *said, classes=["cell-not-run"])
 
 
 def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
