@@ -427,9 +427,11 @@ def test_a_link_whose_words_wrap_onto_the_next_line_is_ported_like_one_on_a_sing
     ported = port.port_text(page, {"here"}, set()).split("---\n", 2)[2]
     assert ported == "```{note}\nUse XProf\nprofiling or the\nguide.\n```\n[kept\nhere](here)\n"
     page = port.Page("page", Path("page.md"), Path("/nonexistent/page.md"))
-    port.Porter(page, port.Site(set(), set()), Path(".")).port("See [XProf\n  profiling](xprof).\n", port._line)
+    wrapped = "See [XProf\n  profiling](xprof).\n[![Open in\nColab](https://x.example/b.svg)](https://x.example)\n"
+    port.Porter(page, port.Site(set(), set()), Path(".")).port(wrapped, port._line)
     assert [f"{change.where}: {change.what}" for change in page.changes] == [
-        "line 1: [XProf profiling](xprof) became plain text 'XProf profiling' (not on this site)"
+        "line 3: removed the badge 'Open in Colab' linking https://x.example",
+        "line 1: [XProf profiling](xprof) became plain text 'XProf profiling' (not on this site)",
     ]
 
 

@@ -481,7 +481,8 @@ class Porter:
         return _LINK_DEFINITION.sub(lambda m: "" if _link_key(m["name"]) in gone else m[0], text)
 
     def _badge(self, match: re.Match, where: str) -> str:
-        self.note(where, "remote image", f"removed the badge {match['alt'] or match['src']!r} linking {match['href']}")
+        name = " ".join((match["alt"] or match["src"]).split())  # its words may wrap: '[![Open in\nColab]...'
+        self.note(where, "remote image", f"removed the badge {name!r} linking {match['href']}")
         return ""
 
     def _markdown_image(self, match: re.Match, where: str) -> str:
