@@ -49,6 +49,15 @@ def report_run(app, page, run, kernel, exec_data) -> tuple[bool, list[tuple[int,
 LESSON = lesson("run", code_cell("x = 1\nassert x == 2, 'x is 1'"), extra="  cpu_devices: 4\n")
 
 
+def test_a_failed_cell_is_summed_up_by_its_first_line_and_the_next_when_the_first_announces_it():
+    """As pybind11 words a bad call (autodidax under a newer jaxlib): the types come on the line after ':'."""
+    pybind = "TypeError: f(): incompatible function arguments. The following argument types are supported:\n"
+    pybind += "    1. f(arg: int, /) -> None\n\nInvoked with types: str"
+    assert failures.headline(pybind).endswith("are supported: 1. f(arg: int, /) -> None")
+    assert failures.headline("ValueError: bad value\nmore about it") == "ValueError: bad value"
+    assert failures.headline("") == ""
+
+
 def test_a_failed_assert_is_reported_at_its_statement_and_quoted(tmp_path):
     page = make_page(LESSON)
     kernel = record.KernelRecord(

@@ -139,7 +139,7 @@ def _report_failed_cell(app: Sphinx, page: pages.Page, kernel: record.KernelReco
     if exec_data.get("error") == "CellTimeoutError" or (error and error.ename == "KeyboardInterrupt"):
         summary = timeout_summary(app, page)
     elif error is not None:
-        summary = error.summary.splitlines()[0] if error.summary else error.ename
+        summary = headline(error.summary) or error.ename
         cell = kernel.cell(error.cell_index)
         statement = (
             failing_assert(cell.source, error.line_in_cell) if cell and error.ename == "AssertionError" else None
@@ -161,6 +161,13 @@ def _report_failed_cell(app: Sphinx, page: pages.Page, kernel: record.KernelReco
         cell = kernel.cell(index)
         line = cell.line_of(error.line_in_cell if error is not None else None) if cell else 1
     report(page.docname, line, f"cell failed: {summary}{where}")
+
+
+def headline(summary: str) -> str:
+    """An error's first line, and the line after it when it ends in ':' (pybind11's 'The following argument
+    types are supported:' names them on the next line)."""
+    lines = [line.strip() for line in summary.splitlines() if line.strip()]
+    return " ".join(lines[:2]) if len(lines) > 1 and lines[0].endswith(":") else "".join(lines[:1])
 
 
 #: Longest assert statement quoted in a message; a longer one is cut at a word with "...".
