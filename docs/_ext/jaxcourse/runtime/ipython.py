@@ -116,8 +116,8 @@ def refuse_package_installs(shell) -> None:
                 written = ("%" + prefix if prefix else "!") + command.strip()
                 raise PackageInstallInBuild(
                     f"this cell installs packages ({written}), and a build installs nothing: every page runs on "
-                    "exactly requirements.txt, with no network. Add the package to requirements.in and run "
-                    "`nox -s lock`"
+                    "exactly requirements.txt, with no network. Take the install out of the page; a package the "
+                    "page needs goes in requirements.in (then `nox -s lock`)"
                 )
             return run(command)
 
