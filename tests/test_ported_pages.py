@@ -74,6 +74,19 @@ print("this cell may raise, and does not")
 
 print("shown, never run")
 ```
+
+```{code-cell}
+:tags: [hide-input]
+
+print("the code of this cell starts hidden")
+```
+
+```{code-cell}
+:tags: [scroll-output]
+
+for row in range(60):
+    print("row", row)
+```
 """
 ).replace("INLINE_PAYLOAD", "A" * 4000)  # as long as the pictures the JAX docs inline
 WALKTHROUGH_CELLS = [
@@ -216,7 +229,7 @@ def test_a_cell_tagged_skip_execution_is_shown_and_said_not_to_run_on_the_page_a
     assert rows["docs/ported/guide"]["not_run"] == [line] and rows["docs/ported/notebooks/walkthrough"]["not_run"] == []
     cells = site.html("docs/ported/guide.html").select("article div.cell")
     said = [cell.select_one("p.cell-not-run") for cell in cells]
-    assert [bool(note) for note in said] == [False, False, True]
+    assert [bool(note) for note in said] == [False, False, True, False, False]
     assert "shown, never run" in cells[2].get_text() and not cells[2].select("div.cell_output")
     assert said[2].get_text() == "Not run by this build: the cell is tagged skip-execution."
     report = site.html("docs/execution-report.html").get_text()
@@ -239,8 +252,9 @@ def test_eqnarray_renders_and_no_page_loads_from_outside(site):
     assert sources and not [src for src in sources if src.startswith(("http:", "https:", "//"))]
 
 
-def test_no_ported_page_makes_a_request_outside_the_site(site):
-    """In Chromium, over HTTP: every request a ported page makes goes to the site itself, and none fails."""
+@pytest.fixture(scope="module")
+def chromium_page(site):
+    """A Chromium page, and the address of the ported site served over HTTP, with what the page asked for."""
     import functools
     import http.server
     import threading
@@ -261,18 +275,46 @@ def test_no_ported_page_makes_a_request_outside_the_site(site):
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site.outdir)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}/"
-    requests, failures, errors = [], [], []
+    seen = {"requests": [], "failures": [], "errors": []}
     try:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
             page = browser.new_page()
-            page.on("request", lambda request: requests.append(request.url))
-            page.on("requestfailed", lambda request: failures.append(request.url))
-            page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
-            for name in ("docs/ported/guide.html", "docs/ported/notebooks/walkthrough.html"):
-                assert page.goto(base + name, wait_until="networkidle").status == 200
+            page.on("request", lambda request: seen["requests"].append(request.url))
+            page.on("requestfailed", lambda request: seen["failures"].append(request.url))
+            page.on("console", lambda message: seen["errors"].append(message.text) if message.type == "error" else None)
+            yield page, base, seen
             browser.close()
     finally:
         server.shutdown()
+
+
+def test_no_ported_page_makes_a_request_outside_the_site(chromium_page):
+    """In Chromium, over HTTP: every request a ported page makes goes to the site itself, and none fails."""
+    page, base, seen = chromium_page
+    for name in ("docs/ported/guide.html", "docs/ported/notebooks/walkthrough.html"):
+        assert page.goto(base + name, wait_until="networkidle").status == 200
+    requests = seen["requests"]
     assert requests and all(url.startswith(base) or url.startswith("data:") for url in requests), requests
-    assert not failures and not errors, (failures, errors)
+    assert not seen["failures"] and not seen["errors"], seen
+
+
+def test_hide_input_and_scroll_output_look_as_myst_nb_draws_them(chromium_page):
+    """The site leaves out myst-nb's stylesheet; its own must still give the standard tags their meaning."""
+    from playwright.sync_api import expect
+
+    page, base, _ = chromium_page
+    page.goto(base + "docs/ported/guide.html", wait_until="networkidle")
+    hidden = page.locator("div.cell.tag_hide-input details.hide")
+    code = hidden.get_by_text("the code of this cell starts hidden")
+    # Closed: one title, the one that says what a click does; the code is not shown.
+    expect(hidden.locator("summary")).to_have_text("Show code cell source", use_inner_text=True)
+    expect(code).to_be_hidden()
+    hidden.locator("summary").click()
+    expect(hidden.locator("summary")).to_have_text("Hide code cell source", use_inner_text=True)
+    expect(code).to_be_visible()
+    # scroll-output: 60 lines in a box of 24em that scrolls, rather than a page-long column.
+    box = page.locator("div.cell.tag_scroll-output div.cell_output")
+    sizes = box.evaluate("e => [e.clientHeight, e.scrollHeight, getComputedStyle(e).overflowY]")
+    font_size = box.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+    assert sizes[0] <= 24 * font_size + 1 and sizes[1] > 2 * sizes[0] and sizes[2] == "auto", sizes
