@@ -384,6 +384,21 @@ def test_a_ported_page_keeps_its_text_and_only_loses_references_that_cannot_reso
     assert ported.split("\n---\n", 1)[1] == port.port_text(JAX_PAGE, {"here"}, set()).split("\n---\n", 1)[1]
 
 
+def test_a_label_that_a_directive_names_is_a_label_of_the_page():
+    """As myst-nb's glue guide labels a figure: ':name: "fig-boot"' under a {glue:figure}, then {ref}`fig-boot`."""
+    from jaxcourse.tools import port
+
+    page = (
+        '```{glue:figure} boot_fig\n:figwidth: 300px\n:name: "fig-boot"\n\nA caption.\n```\n\n'
+        ":::{figure} plot.png\n:name: plot-label\n:::\n\n"
+        "```{code-cell}\n:name: a-cell\nprint(1)\n```\n\n"
+        "See {ref}`the figure <fig-boot>`, {ref}`plot-label` and {ref}`a-cell`.\n"
+    )
+    assert port.labels(page) == {"fig-boot", "plot-label"}
+    ported = port.port_text(page, port.labels(page), set())
+    assert "See {ref}`the figure <fig-boot>`, {ref}`plot-label` and a cell." in ported
+
+
 def test_a_directive_s_closing_fence_opens_no_code_block():
     """As the JAX docs write it: a ```{note}, then prose with raw HTML, then a code cell the port leaves alone."""
     from jaxcourse.tools import port

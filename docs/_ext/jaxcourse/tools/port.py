@@ -39,6 +39,8 @@ from . import plural
 
 #: A label target line, ``(label)=``.
 _TARGET = re.compile(r"^\((?P<label>[^)\s]+)\)=\s*$", re.M)
+#: A directive's ``:name:`` option, which labels what it draws (a figure, a glued figure, an equation).
+_NAME_OPTION = re.compile(r"^\s*:name:\s*([\"']?)(?P<label>[^\s\"']+)\1\s*$")
 #: A role and its body: ``{ref}`text <label>```.
 _ROLE = re.compile(r"\{(?P<role>[a-z][a-z:-]*)\}`(?P<body>[^`]+)`")
 _EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
@@ -122,7 +124,19 @@ class Page:
 
 
 def labels(text: str) -> set[str]:
-    return {match["label"] for match in _TARGET.finditer(text)}
+    """The labels a page defines: its ``(label)=`` targets and its directives' ``:name:`` options."""
+    found = {match["label"] for match in _TARGET.finditer(text)}
+    directive = None  # the directive whose option lines follow, if any
+    for line in text.splitlines():
+        fence = _FENCE.match(line) or re.match(r"^(?P<marker>:{3,})(?P<info>\{.*)$", line)
+        if fence:
+            opened = re.match(r"\{([\w:-]+)\}", fence["info"])
+            directive = opened[1] if opened and opened[1] != "code-cell" else None  # a cell's name is no label
+        elif directive and (option := _NAME_OPTION.match(line)):
+            found.add(option["label"])
+        elif not line.lstrip().startswith(":"):
+            directive = None
+    return found
 
 
 def source_titles(source_docs: Path) -> dict[str, str]:
