@@ -82,6 +82,43 @@ def test_a_one_page_build_of_a_prose_page_builds_it_and_says_nothing_ran(publish
     assert (site.parent / "one-page" / "docs" / "contributing.html").is_file()
 
 
+GLUED_PAGE = """---
+orphan: true
+jupytext:
+  text_representation: {extension: .md, format_name: myst}
+kernelspec: {display_name: Python 3, language: python, name: python3}
+---
+# A page whose numbers are glued in
+
+```{code-cell}
+samples = load_samples()
+```
+
+```{code-cell}
+from myst_nb import glue
+
+glue("mean", sum(samples) / len(samples))
+```
+
+The mean is {glue:text}`mean:.2f`, and again {glue:text}`mean:.1f`.
+"""
+
+
+def test_among_many_problems_the_summary_names_the_failed_run_they_may_follow_from(tmp_path):
+    """As myst-nb's glue guide fails without pandas: its one failed cell, then a missing glued value per use."""
+    srcdir = make_site(tmp_path)
+    (srcdir / "docs" / "glued.md").write_text(GLUED_PAGE, encoding="utf-8")
+    result = publish(srcdir, tmp_path / "_build" / "html", "--lesson", "docs/glued.md")
+    assert result.returncode != 0
+    failed = f"glued.md:{line_of(GLUED_PAGE, 'load_samples')}: ERROR: cell failed: NameError"
+    assert result.stderr.count(failed) == 2, result.stderr  # where it happened, and again in the summary
+    summary = result.stderr[result.stderr.index("BUILD FAILED") :]
+    assert summary.startswith("BUILD FAILED (3 problems listed above)")
+    (named,) = [line for line in summary.splitlines() if line.startswith("  ")]
+    assert failed in named and named.endswith("[course.exec]")
+    assert "The failed runs, which problems on the same page may follow from:" in summary
+
+
 # ------------------------------------------------------------------ a kill during the swap
 
 

@@ -21,6 +21,9 @@ from . import plural
 
 #: How Sphinx prints a warning or an error, located ("<path>:<line>: ERROR: <message>") or not.
 PROBLEM = re.compile(r"(?:^|: )(?:WARNING|ERROR|CRITICAL): ")
+#: The warning types of a page's failed run: a failed cell or a timeout (jaxcourse.execution.failures), a dead
+#: kernel (jaxcourse.execution.parser).
+RUN_FAILURE_TYPES = ("[course.exec]", "[course.kernel]")
 #: Files Sphinx leaves in an output folder for its own incremental builds; never published.
 BUILD_INTERNALS = (".doctrees", ".buildinfo", "reports")
 
@@ -105,6 +108,12 @@ def build_and_publish(srcdir: Path, site: Path, options: list[str], pages: tuple
             listed += f"; sphinx-build stopped with status {status}"
         kept = f"the last good site in {site} was kept" if site.exists() else "no site was published"
         print(f"\nBUILD FAILED ({listed}); {kept}. The failed build is in {staging}.", file=sys.stderr)
+        # A failed run stops its page, and the problems after it on that page (a glued value never made, an
+        # equation never labelled) may only follow from it: among many problems, the runs are named again.
+        failed_runs = [line for line in problems if line.rstrip().endswith(RUN_FAILURE_TYPES)]
+        if failed_runs and count > len(failed_runs):
+            print("The failed runs, which problems on the same page may follow from:", file=sys.stderr)
+            print("\n".join(f"  {line}" for line in failed_runs), file=sys.stderr)
         return status or 1
     publish(staging, site)
     shutil.rmtree(doctrees, ignore_errors=True)
