@@ -119,6 +119,24 @@ def test_among_many_problems_the_summary_names_the_failed_run_they_may_follow_fr
     assert "The failed runs, which problems on the same page may follow from:" in summary
 
 
+def test_a_one_page_build_runs_the_pages_it_pastes_glued_values_from(tmp_path):
+    """myst-nb's cross-document glue: the page alone would have no value to paste, and the build would fail."""
+    srcdir = make_site(tmp_path)
+    front = GLUED_PAGE[: GLUED_PAGE.index("# A page")]
+    glued = front + "# The answer\n\n```{code-cell}\nfrom myst_nb import glue\n\nglue('answer', 6 * 7)\n```\n"
+    (srcdir / "docs" / "answer.md").write_text(glued, encoding="utf-8")
+    (srcdir / "docs" / "pasting.md").write_text(
+        front + "# Pasting\n\n```{code-cell}\nprint('here')\n```\n\nIt is {glue:text}`answer.md::answer:d`.\n",
+        encoding="utf-8",
+    )
+    site = tmp_path / "_build" / "html"
+    result = publish(srcdir, site, "--lesson", "docs/pasting.md")
+    assert result.returncode == 0, result.stderr
+    page = (site / "docs" / "pasting.html").read_text(encoding="utf-8")
+    assert 'It is <span class="pasted-text">42</span>.' in page
+    assert result.stdout.startswith("docs/pasting: its cells ran in ")
+
+
 # ------------------------------------------------------------------ a kill during the swap
 
 

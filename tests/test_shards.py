@@ -177,6 +177,19 @@ def test_the_plan_balances_recorded_run_times():
     assert shards.plan(costs, 5)[4] == []
 
 
+def test_a_page_runs_in_the_shard_of_the_pages_it_pastes_glued_values_from(tmp_path):
+    """Alone in a shard, a page pasting {glue}`other.md::key` would have nothing to paste, and fail."""
+    (tmp_path / "docs").mkdir()
+    for name, text in {"a": "{glue:text}`c.md::x:d`", "b": "", "c": "", "d": "```{glue} y\n:doc: b.md\n```"}.items():
+        (tmp_path / "docs" / f"{name}.md").write_text(text, encoding="utf-8")
+    pages = [f"docs/{name}" for name in "abcd"]
+    together = shards.run_together(tmp_path, pages)
+    assert together == [("docs/a", "docs/c"), ("docs/b", "docs/d")]
+    costs = {"docs/a": 10.0, "docs/b": 9.0, "docs/c": 2.0, "docs/d": 1.0}
+    assert shards.plan(costs, 2) == [["docs/a", "docs/d"], ["docs/b", "docs/c"]]  # apart, had they not pasted
+    assert shards.plan(costs, 2, together) == [["docs/a", "docs/c"], ["docs/b", "docs/d"]]
+
+
 def test_a_page_without_a_recorded_run_is_estimated_from_its_minutes(tmp_path):
     (tmp_path / "lessons").mkdir()
     for name, minutes in (("known", 20), ("new", 40)):

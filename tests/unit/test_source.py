@@ -155,6 +155,25 @@ def test_nox_s_lesson_names_a_page_by_lesson_id_or_by_its_md_or_ipynb_file(tmp_p
         catalogue.page_file(tmp_path, "docs/gone")
 
 
+def test_a_page_that_pastes_glued_values_names_the_pages_they_come_from(tmp_path):
+    """As myst-nb's glue guide pastes from orphaned_nb.ipynb, by role and by directive, in .md and .ipynb pages."""
+    from jaxcourse.source import catalogue
+
+    (tmp_path / "docs" / "render").mkdir(parents=True)
+    pastes = (
+        "Its own {glue:text}`mean:.2f`, and {glue:text}`orphaned_nb.ipynb::var_float:.2E`, {glue}`../other::x`.\n\n"
+        "```{glue} var_img\n:doc: orphaned_nb.ipynb\n```\n\n```{glue} y\n:doc: ../third.md\n```\n"
+    )
+    (tmp_path / "docs" / "render" / "glue.md").write_text(NOTEBOOK_FRONT_MATTER + pastes, encoding="utf-8")
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(pastes)])
+    nbformat.write(notebook, tmp_path / "docs" / "render" / "glued.ipynb")
+    expected = ["docs/render/orphaned_nb", "docs/other", "docs/third"]
+    assert catalogue.pasted_from(tmp_path, "docs/render/glue") == expected
+    assert catalogue.pasted_from(tmp_path, "docs/render/glued") == expected
+    (tmp_path / "docs" / "plain.md").write_text(NOTEBOOK_FRONT_MATTER + "{glue}`own`\n", encoding="utf-8")
+    assert catalogue.pasted_from(tmp_path, "docs/plain") == []
+
+
 def test_only_the_document_being_read_has_a_page(monkeypatch):
     monkeypatch.setattr(pages, "_now", {})
     assert pages.reading() is None and pages.page_being_read("docs/page") is None

@@ -6,11 +6,16 @@ A lesson is ``<root>/lessons/<id>.md``, unless its name starts with ``_`` (the t
 from __future__ import annotations
 
 import dataclasses
+import posixpath
+import re
 from pathlib import Path
 
 from . import frontmatter
 
 LESSONS_DIR = "lessons"
+#: Where a page pastes a value another page glued: a role's ``other.ipynb::key``, or a ``{glue}`` directive's
+#: ``:doc: other.ipynb`` option (myst-nb's cross-document glue).
+_PASTED_FROM = re.compile(r"\{glue(?::[a-z]+)?\}`(?P<role>[^`:]+)::|^\s*:doc:\s*(?P<option>\S+)\s*$", re.M)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,3 +78,23 @@ def lesson_path(root: Path, name: str, lessons_dir: str = LESSONS_DIR) -> Path:
         f"no lesson {stem!r} in {lessons_dir}/ (a notebook page elsewhere is named by its file, "
         f"e.g. docs/page.md or docs/page.ipynb); the lessons are: {choices}"
     )
+
+
+def pasted_from(root: Path, docname: str) -> list[str]:
+    """The other pages whose glued values the page pastes, which a build of it alone must run too."""
+    path = page_file(root, docname)
+    if path.suffix == ".ipynb":
+        import nbformat  # only a notebook needs it, and the catalogue is imported where only PyYAML is
+
+        text = "\n".join(
+            cell.source for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "markdown"
+        )
+    else:
+        text = path.read_text(encoding="utf-8")
+    found = []
+    for match in _PASTED_FROM.finditer(text):
+        other = posixpath.normpath(posixpath.join(posixpath.dirname(docname), match["role"] or match["option"]))
+        other = other.removesuffix(".md").removesuffix(".ipynb")
+        if other != docname and other not in found:
+            found.append(other)
+    return found

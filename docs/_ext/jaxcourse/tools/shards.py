@@ -3,7 +3,8 @@
 ``python -m jaxcourse.tools.shards execute --shard K/N --into DIR`` (``nox -s execute``) executes shard K of N with
 myst-nb's cache execution and leaves in DIR the executed notebooks (``cache/``), their figures and ``shard.json``.
 ``python -m jaxcourse.tools.sitebuild OUTDIR --from DIR...`` builds the site from those, executing nothing
-(:func:`assembly_options`). Pages are never split; shards are balanced by recorded run times or front matter
+(:func:`assembly_options`). Pages are never split, nor a page from those it pastes glued values from; shards are
+balanced by recorded run times or front matter
 ``minutes`` (:func:`page_costs`), and every shard computes the same plan, so shards need not talk.
 """
 
@@ -69,14 +70,30 @@ def page_costs(root: Path, docnames: list[str], execution_json: Path | None) -> 
     return {docname: costs.get(docname, fallback) for docname in docnames}
 
 
-def plan(costs: dict[str, float], shards: int) -> list[list[str]]:
-    """The pages of each shard: longest first, each to the least loaded shard (ties: lowest shard, name)."""
+def run_together(root: Path, docnames: list[str]) -> list[tuple[str, ...]]:
+    """The pages that must run in one build: a page and the pages it pastes glued values from (or they from it)."""
+    group_of = {docname: frozenset([docname]) for docname in docnames}
+    for docname in docnames:
+        for other in catalogue.pasted_from(root, docname):
+            if other in group_of:
+                merged = group_of[docname] | group_of[other]
+                group_of.update(dict.fromkeys(merged, merged))
+    return sorted({tuple(sorted(group)) for group in group_of.values()})
+
+
+def plan(costs: dict[str, float], shards: int, together: list[tuple[str, ...]] | None = None) -> list[list[str]]:
+    """The pages of each shard: longest first, each to the least loaded shard (ties: lowest shard, name).
+
+    A group of ``together`` goes whole to one shard, at the cost of its pages.
+    """
+    groups = together or [(docname,) for docname in costs]
+    cost = {group[0]: sum(costs[docname] for docname in group) for group in groups}
     bins: list[list[str]] = [[] for _ in range(shards)]
     loads = [0.0] * shards
-    for docname in sorted(costs, key=lambda name: (-costs[name], name)):
+    for group in sorted(groups, key=lambda group: (-cost[group[0]], group[0])):
         target = min(range(shards), key=lambda index: (loads[index], index))
-        bins[target].append(docname)
-        loads[target] += costs[docname]
+        bins[target] += group
+        loads[target] += cost[group[0]]
     return [sorted(pages) for pages in bins]
 
 
@@ -95,7 +112,8 @@ def execute(root: Path, shard: str, into: Path, last_site: Path, options: list[s
     """Execute one shard's pages into ``into`` (see the module docstring); the build's exit status."""
     index, count = parse_shard(shard)
     docnames = executed_pages(root)
-    mine = plan(page_costs(root, docnames, last_site / "execution.json"), count)[index - 1]
+    costs = page_costs(root, docnames, last_site / "execution.json")
+    mine = plan(costs, count, run_together(root, docnames))[index - 1]
     into.mkdir(parents=True, exist_ok=True)
     for leftover in ("cache", "figures", "site", SHARD_FILE):
         remove(into / leftover)
@@ -203,7 +221,8 @@ def main(argv: list[str]) -> int:
         if arguments.command == "plan":
             docnames = executed_pages(root)
             costs = page_costs(root, docnames, arguments.last_site / "execution.json")
-            for number, pages in enumerate(plan(costs, arguments.shards), start=1):
+            together = run_together(root, docnames)
+            for number, pages in enumerate(plan(costs, arguments.shards, together), start=1):
                 load = sum(costs[page] for page in pages)
                 print(f"shard {number}/{arguments.shards} (~{load:.0f} s): {' '.join(pages)}")
             return 0

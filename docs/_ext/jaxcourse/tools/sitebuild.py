@@ -24,8 +24,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--lesson",
         help="execute and write this page only (a lesson id, or a notebook page's file such as docs/page.md), "
-        "with the page whose table of contents lists it; the other pages are read for their titles, headings "
-        "and labels, and each is written as a short page saying it is not part of this build",
+        "with the page whose table of contents lists it and the pages it pastes glued values from; the other "
+        "pages are read for their titles, headings and labels, and each is written as a short page saying it "
+        "is not part of this build",
     )
     parser.add_argument(
         "--compare-to",
@@ -58,7 +59,8 @@ def main(argv: list[str]) -> int:
         except ValueError as error:
             print(error, file=sys.stderr)
             return 2
-        status = build_and_publish(srcdir, site, options, pages=(docname,))
+        # A page that pastes values glued on other pages runs them too, or it would have nothing to paste.
+        status = build_and_publish(srcdir, site, options, pages=(docname, *catalogue.pasted_from(srcdir, docname)))
         if status == 0:
             print(page_summary(site, docname))
         return status
