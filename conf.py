@@ -43,6 +43,9 @@ myst_enable_extensions = ["dollarmath", "colon_fence"]
 myst_heading_anchors = 3
 
 html_math_renderer = "mathml"  # from jaxcourse: equations need no script or network
+# sphinx-exercise turns numfig on, which numbers equations through the table of contents: a labelled equation
+# on a page outside it (a ported page is an orphan) read "()". Numbered per page instead, as the JAX docs do.
+math_numfig = False
 
 # Each lesson links to its starter notebook in Colab, on this branch, which the Pages workflow
 # fills from _build/notebooks; the downloaded notebooks link to the pages at html_baseurl.

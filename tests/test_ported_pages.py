@@ -56,6 +56,10 @@ y = \\left\\{
 \\end{eqnarray}\\right.
 $$
 
+$$ y = 2x + 1 $$ (guide-line)
+
+The line {eq}`guide-line` is numbered on this page, which no table of contents lists.
+
 ```{code-cell}
 import warnings
 
@@ -287,6 +291,15 @@ def chromium_page(site):
             browser.close()
     finally:
         server.shutdown()
+
+
+def test_a_labelled_equation_is_numbered_and_referenced_by_its_number(site):
+    """sphinx-exercise turns numfig on, which numbers equations only on pages in a table of contents."""
+    page = site.html("docs/ported/guide.html")
+    (number,) = page.select("article div.math-display span.eqno")
+    assert number.get_text(strip=True).startswith("(1)")
+    (reference,) = page.select('article a.reference[href="#equation-guide-line"]')
+    assert reference.get_text() == "(1)"
 
 
 def test_no_ported_page_makes_a_request_outside_the_site(chromium_page):

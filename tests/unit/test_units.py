@@ -385,16 +385,17 @@ def test_a_ported_page_keeps_its_text_and_only_loses_references_that_cannot_reso
 
 
 def test_a_label_that_a_directive_names_is_a_label_of_the_page():
-    """As myst-nb's glue guide labels a figure: ':name: "fig-boot"' under a {glue:figure}, then {ref}`fig-boot`."""
+    """As myst-nb's glue guide labels a figure (':name: "fig-boot"' under a {glue:figure}) and an equation."""
     from jaxcourse.tools import port
 
     page = (
         '```{glue:figure} boot_fig\n:figwidth: 300px\n:name: "fig-boot"\n\nA caption.\n```\n\n'
         ":::{figure} plot.png\n:name: plot-label\n:::\n\n"
         "```{code-cell}\n:name: a-cell\nprint(1)\n```\n\n"
+        "```{glue:math} sym_eq\n:label: eq-sym\n```\n\n$$ y = 2x $$ (eq-line)\n\n"
         "See {ref}`the figure <fig-boot>`, {ref}`plot-label` and {ref}`a-cell`.\n"
     )
-    assert port.labels(page) == {"fig-boot", "plot-label"}
+    assert port.labels(page) == {"fig-boot", "plot-label", "eq-sym", "eq-line"}
     ported = port.port_text(page, port.labels(page), set())
     assert "See {ref}`the figure <fig-boot>`, {ref}`plot-label` and a cell." in ported
 

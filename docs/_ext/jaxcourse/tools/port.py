@@ -39,8 +39,10 @@ from . import plural
 
 #: A label target line, ``(label)=``.
 _TARGET = re.compile(r"^\((?P<label>[^)\s]+)\)=\s*$", re.M)
-#: A directive's ``:name:`` option, which labels what it draws (a figure, a glued figure, an equation).
-_NAME_OPTION = re.compile(r"^\s*:name:\s*([\"']?)(?P<label>[^\s\"']+)\1\s*$")
+#: A directive's ``:name:`` option, which labels what it draws (a figure, a glued figure), or ``:label:`` (an
+#: equation); and an equation's label after its closing ``$$``.
+_NAME_OPTION = re.compile(r"^\s*:(?:name|label):\s*([\"']?)(?P<label>[^\s\"']+)\1\s*$")
+_EQUATION_LABEL = re.compile(r"\$\$\s*\((?P<label>[^)\s]+)\)\s*$", re.M)
 #: A role and its body: ``{ref}`text <label>```.
 _ROLE = re.compile(r"\{(?P<role>[a-z][a-z:-]*)\}`(?P<body>[^`]+)`")
 _EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
@@ -124,8 +126,8 @@ class Page:
 
 
 def labels(text: str) -> set[str]:
-    """The labels a page defines: its ``(label)=`` targets and its directives' ``:name:`` options."""
-    found = {match["label"] for match in _TARGET.finditer(text)}
+    """The labels a page defines: its ``(label)=`` targets, its directives' names and its equations' labels."""
+    found = {match["label"] for pattern in (_TARGET, _EQUATION_LABEL) for match in pattern.finditer(text)}
     directive = None  # the directive whose option lines follow, if any
     for line in text.splitlines():
         fence = _FENCE.match(line) or re.match(r"^(?P<marker>:{3,})(?P<info>\{.*)$", line)
