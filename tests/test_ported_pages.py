@@ -59,6 +59,7 @@ $$
 $$ y = 2x + 1 $$ (guide-line)
 
 The line {eq}`guide-line` is numbered on this page, which no table of contents lists.
+This guide can be downloaded as {nb-download}`guide.ipynb`.
 
 ```{code-cell}
 import warnings
@@ -291,6 +292,21 @@ def chromium_page(site):
             browser.close()
     finally:
         server.shutdown()
+
+
+def test_the_notebook_nb_download_offers_is_the_page_s_without_the_build_s_cells_kernel_or_paths(site):
+    """myst-nb's {nb-download} copies the notebook it executed: here, the course's hidden cells and kernel."""
+    (link,) = site.html("docs/ported/guide.html").select("article a.download[href$='guide.ipynb']")
+    path = site.outdir / "docs" / "ported" / link["href"]
+    text = path.read_text(encoding="utf-8")
+    notebook = nbformat.reads(text, as_version=4)
+    assert notebook.metadata.kernelspec.name == "python3"
+    written = (site.srcdir / "docs" / "ported" / "guide.md").read_text(encoding="utf-8")
+    sources = [cell.source for cell in notebook.cells if cell.cell_type == "code"]
+    assert len(sources) == written.count("```{code-cell}") and all(source in written for source in sources)
+    assert "jaxcourse" not in text and str(site.srcdir) not in text and "source_map" not in text
+    (warned,) = [cell for cell in notebook.cells if "warnings.warn" in cell.source]
+    assert [output.get("text") for output in warned.outputs if output.get("name") == "stdout"] == ["warned\n"]
 
 
 def test_a_labelled_equation_is_numbered_and_referenced_by_its_number(site):

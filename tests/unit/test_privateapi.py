@@ -123,3 +123,15 @@ def test_the_kernel_side_loads_no_sphinx():
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert loaded.strip() == "[]"
+
+
+def test_the_executed_notebook_file_is_where_myst_nb_writes_and_nb_download_reads_it(tmp_path):
+    import myst_nb.sphinx_
+    from myst_nb.core.config import NbParserConfig
+    from myst_nb.ext.download import NbDownloadRole
+
+    # myst-nb's parser writes the notebook under its output folder, by docname; its role reads it from there.
+    assert 'ipynb_path = path[:-1] + [path[-1] + ".ipynb"]' in inspect.getsource(myst_nb.sphinx_.Parser.parse)
+    assert "self.env.mystnb_config.output_folder" in inspect.getsource(NbDownloadRole.run)
+    env = types.SimpleNamespace(mystnb_config=NbParserConfig(output_folder=str(tmp_path)))
+    assert privateapi.executed_notebook_file(env, "docs/ported/guide") == tmp_path / "docs/ported/guide.ipynb"

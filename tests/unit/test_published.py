@@ -27,6 +27,7 @@ from jaxcourse.published import (
     compatpage,
     directives,
     domain,
+    downloads,
     executedpage,
     header,
     pagerecord,
@@ -509,6 +510,7 @@ def executing(tmp_path, monkeypatch):
         get_domain=lambda name: course,
         doc2path=lambda docname, base=True: Path(f"{docname}.md"),
         nb_metadata={},
+        mystnb_config=types.SimpleNamespace(output_folder=str(tmp_path / "jupyter_execute")),
     )
     config = types.SimpleNamespace(
         course_figures_dir="figures", course_compatibility="_build/compat.json", course_progress=False
@@ -731,3 +733,27 @@ def test_a_build_of_chosen_pages_has_no_search_and_a_short_page_for_each_page_it
     partialbuild.leave_out_search(whole)
     partialbuild.write_placeholders(whole, None)
     assert whole.builder.search is True and not (tmp_path / "lessons" / "other.html").exists()
+
+
+def test_the_notebook_a_reader_downloads_is_the_page_s_cells_and_shown_outputs_in_their_own_kernel():
+    """What {nb-download} offers on any executed page: nothing of the build's, nothing the page did not show."""
+    v4 = nbformat.v4
+    shown = v4.new_output("display_data", data={"text/html": "<b>bold</b><script>alert(1)</script>"})
+    recorded = v4.new_output("display_data", data={RECORD_MIME: {"cell": 1}})
+    cells = [
+        v4.new_code_cell("setup()", metadata={"tags": ["remove-cell", reader.SETUP_TAG]}),
+        v4.new_markdown_cell("# A page"),
+        v4.new_code_cell("show()", outputs=[shown, recorded], metadata={"tags": ["hide-input"]}),
+        v4.new_code_cell("finish()", metadata={"tags": ["remove-cell", reader.VERDICT_TAG]}),
+    ]
+    metadata = {
+        "kernelspec": {"name": "jaxcourse", "display_name": "jaxcourse"},
+        reader.METADATA_KEY: {"page": "docs/page"},
+        "source_map": [0, 3, 5, 9],
+        "mystnb": {"render_image_options": {"alt": "A plot."}},
+    }
+    kept = downloads.reader_notebook(v4.new_notebook(cells=cells, metadata=metadata))
+    assert [cell.source for cell in kept.cells] == ["# A page", "show()"]
+    assert kept.cells[1].metadata["tags"] == ["hide-input"]
+    assert [output.data for output in kept.cells[1].outputs] == [{"text/html": "<b>bold</b>"}]
+    assert kept.metadata == {"kernelspec": downloads.KERNELSPEC, "mystnb": metadata["mystnb"]}

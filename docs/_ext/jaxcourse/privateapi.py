@@ -12,6 +12,7 @@ never loads Sphinx. Nothing here imports the rest of the engine.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 # --- myst-nb (1.4.0) and myst-parser (5.2.0) ----------------------------------------------------------
@@ -37,6 +38,17 @@ def execution_data(env: Any, docname: str) -> dict:
     from myst_nb.sphinx_ import NbMetadataCollector
 
     return NbMetadataCollector.get_exec_data(env, docname) or {}
+
+
+def executed_notebook_file(env: Any, docname: str) -> Path:
+    """Where myst-nb writes a page's executed notebook, the file its ``{nb-download}`` role offers readers.
+
+    myst-nb's parser writes ``<output_folder>/<docname>.ipynb``, with ``output_folder`` on the config object it
+    keeps on the Sphinx environment (``env.mystnb_config``, set at config-inited to ``<outdir>/../jupyter_execute``).
+    Public instead: none; ``nb_output_folder`` is not a Sphinx setting.
+    """
+    *folders, name = docname.split("/")
+    return Path(env.mystnb_config.output_folder, *folders, f"{name}.ipynb")
 
 
 def forget_the_stopped_parse(document: Any) -> None:

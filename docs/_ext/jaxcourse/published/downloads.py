@@ -28,7 +28,7 @@ from ..output import safesvg, sanitize
 from ..output.render import REFUSED, ExecutedRun, error_line, strip_ansi, without_machine_paths
 from ..runtime import DEVICE_COUNT_FLAG, RECORD_MIME
 from ..source import exercisechecks, notebookmarkdown, pages
-from ..source.reader import SETUP_TAG, VERDICT_TAG
+from ..source.reader import METADATA_KEY, SETUP_TAG, VERDICT_TAG
 from . import stamps
 
 DOWNLOADS = "_downloads/lessons"
@@ -153,6 +153,26 @@ def _split_at_solutions(text: str) -> list[tuple[str, str | None]]:
         position = closing.end() if closing else len(text)
     pieces.append((text[position:], None))
     return pieces
+
+
+def reader_notebook(notebook: NotebookNode) -> NotebookNode:
+    """A page's executed notebook as myst-nb's ``{nb-download}`` role offers it: as the page shows it.
+
+    The cells as written, with the outputs the page shows; none of the build's hidden cells, its kernel, its
+    records or the build machine's paths, so that it runs in a reader's own Python 3 kernel.
+    """
+    kept = nbformat.v4.new_notebook(metadata=copy.deepcopy(notebook.metadata))
+    for key in (METADATA_KEY, "source_map"):
+        kept.metadata.pop(key, None)
+    kept.metadata["kernelspec"] = KERNELSPEC
+    for cell in notebook.cells:
+        if _tags(cell) & {SETUP_TAG, VERDICT_TAG}:
+            continue
+        copied = copy.deepcopy(cell)
+        if cell.cell_type == "code":
+            copied.outputs = _outputs(cell)
+        kept.cells.append(copied)
+    return kept
 
 
 def executed_notebook(page: pages.Page, run: ExecutedRun, kernel: record.KernelRecord) -> NotebookNode:

@@ -1,20 +1,22 @@
 """Turn an executed page's doctree into the published page, at ``doctree-read``.
 
 For every executed page (a lesson or a notebook page in docs/), after myst-nb has run it: report the run's
-problems, put the run stamp under the title and record the page in the course domain; for a lesson, also
-check the figures, fill the transcript and write the downloads.
+problems, put the run stamp under the title, make the notebook that myst-nb's ``{nb-download}`` offers the one
+the page shows, and record the page in the course domain; for a lesson, also check the figures, fill the
+transcript and write the downloads.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import nbformat
 from docutils import nodes
 from sphinx.application import Sphinx
 
 from ..execution import failures, progress, record
 from ..output.render import RUN_ATTRIBUTE
-from ..privateapi import execution_data
+from ..privateapi import executed_notebook_file, execution_data
 from ..source import located, pages
 from ..source.reader import SKIP_TAG
 from . import compatpage, downloads, figures, header, pagerecord, stamps, transcript
@@ -59,6 +61,10 @@ def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
         return
     kernel = record.collect(run)
     say_which_cells_did_not_run(doctree)
+    # What myst-nb's {nb-download} role hands a reader: the notebook as the page shows it, not the build's.
+    notebook_file = executed_notebook_file(env, env.docname)
+    if notebook_file.is_file():
+        nbformat.write(downloads.reader_notebook(run.notebook), notebook_file)
     exec_data = execution_data(env, env.docname)
     failed = failures.report_run(app, page, run, kernel, exec_data)
     succeeded = not failed and bool(exec_data.get("succeeded")) and kernel.verdict is not None
