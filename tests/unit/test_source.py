@@ -276,6 +276,15 @@ def test_myst_nb_settings_that_would_break_a_promise_are_refused_at_their_line(r
         (8, "'mystnb.execution_cache_path' is not a course setting"),
         (9, "'mystnb.execution_mode' is not a course setting"),
     ]
+    messages = {message.split(": ", 1)[0]: message for _, message in read.reported}
+    assert "show code that must not run as a code block" in messages["'mystnb.execution_mode' is not a course setting"]
+    # myst-nb's inline mode, which its {eval} roles need (as its own guide to them sets it), is told apart.
+    ((line, message),) = reading(
+        "docs/page", front.replace('execution_mode: "off"', "execution_mode: inline")
+    ).reported[2:]
+    assert line == 9 and "{eval} roles and directives that inline mode serves have no kernel to ask" in message
+    ((_, message),) = reading("docs/page", front.replace('execution_mode: "off"', "execution_mode: cache")).reported[2:]
+    assert message.endswith("nox -s lesson reuses a run whose code and environment are unchanged)")
     unlimited = notebook_json({"mystnb": {"execution_allow_errors": True}})
     ((line, message),) = reading("docs/nb.ipynb", unlimited).reported
     assert message.startswith("'mystnb.execution_allow_errors' is not a course setting: errors are never allowed")

@@ -46,9 +46,22 @@ REFUSED_EXECUTION_KEYS = {
         "(or, on a page from elsewhere, myst-nb's raises-exception tag)"
     ),
 }
+#: Why a page may not choose each of myst-nb's execution modes ('mystnb: {execution_mode: ...}'); any other
+#: mode gets REFUSED_MYSTNB_KEYS["execution_mode"].
+REFUSED_EXECUTION_MODES = {
+    "off": "every executed page runs all its cells; show code that must not run as a code block (```python)",
+    "inline": (
+        "the build runs a page's cells in its own kernel before the page is rendered, so the {eval} roles and "
+        "directives that inline mode serves have no kernel to ask; print the value from a cell, or glue it "
+        "(myst_nb.glue) and paste it with {glue:text}"
+    ),
+}
 #: myst-nb's own per-page execution settings ('mystnb:' in the front matter) that would break a course promise.
 REFUSED_MYSTNB_KEYS = {
-    "execution_mode": "every executed page runs all its cells; show code that must not run as a code block (```python)",
+    "execution_mode": (
+        "the build runs every page the same way (nox -s docs runs each afresh, nox -s lesson reuses a run whose code "
+        "and environment are unchanged)"
+    ),
     "execution_in_temp": "kernels always run in a scratch folder, so a relative path never writes into the checkout",
     "execution_cache_path": "the build keeps one execution cache, under _build/ (nb_execution_cache_path in conf.py)",
     "execution_allow_errors": REFUSED_EXECUTION_KEYS["allow_errors"],
@@ -200,10 +213,10 @@ def _is_a(value, kind: type) -> bool:
 
 def validate_execution(front: FrontMatter) -> list[Problem]:
     """Every problem with the ``execution:`` settings of an executed page, and its refused ``mystnb:`` ones."""
-    mystnb = front.data.get("mystnb")
+    mystnb = front.data.get("mystnb") if isinstance(front.data.get("mystnb"), dict) else {}
     problems = [
-        Problem(front.line_of(f"mystnb.{key}"), f"'mystnb.{key}' is not a course setting: {REFUSED_MYSTNB_KEYS[key]}")
-        for key in (mystnb if isinstance(mystnb, dict) else {})
+        Problem(front.line_of(f"mystnb.{key}"), f"'mystnb.{key}' is not a course setting: {_refusal(key, mystnb[key])}")
+        for key in mystnb
         if key in REFUSED_MYSTNB_KEYS
     ]
     if "execution" not in front.data:
@@ -241,6 +254,13 @@ def validate_execution(front: FrontMatter) -> list[Problem]:
             Problem(front.line_of("execution.cpu_devices"), "'execution.cpu_devices' differs from 'lesson.cpu_devices'")
         )
     return problems
+
+
+def _refusal(key: str, value: object) -> str:
+    """Why a page may not set myst-nb's ``key``: for the execution mode, why not this one."""
+    if key == "execution_mode" and isinstance(value, str) and value in REFUSED_EXECUTION_MODES:
+        return REFUSED_EXECUTION_MODES[value]
+    return REFUSED_MYSTNB_KEYS[key]
 
 
 def _cpu_devices_range(key: str, value) -> str:
