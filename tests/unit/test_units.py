@@ -400,6 +400,40 @@ def test_a_label_that_a_directive_names_is_a_label_of_the_page():
     assert "See {ref}`the figure <fig-boot>`, {ref}`plot-label` and a cell." in ported
 
 
+def test_sphinx_design_s_layout_goes_and_what_it_holds_stays():
+    """As myst-nb's own guide sets two examples side by side: '::::{grid} 2' of ':::{grid-item-card} Title'."""
+    from jaxcourse.tools import port
+
+    page = (
+        "# Basics\n\n::::{grid} 2\n:gutter: 1\n\n:::{grid-item-card} RestructuredText\n\n```\n.. _target:\n:::\n```\n"
+        ":::\n\n:::{grid-item-card} MyST Markdown\nSee {doc}`elsewhere`.\n:::\n::::\n\n"
+        "````{tab-set}\n```{tab-item} pip\n:sync: pip\npip install x\n```\n````\n\n"
+        "```{dropdown} More\n:open:\nHidden words.\n```\n\nAfter {doc}`gone`.\n"
+    )
+    ported = port.port_text(page, set(), set()).split("---\n", 2)[2]
+    assert ported == (
+        "# Basics\n\n\n**RestructuredText**\n\n\n```\n.. _target:\n:::\n```\n\n**MyST Markdown**\n\nSee elsewhere.\n\n"
+        "**pip**\n\npip install x\n\n```{admonition} More\n:class: dropdown\nHidden words.\n```\n\nAfter gone.\n"
+    )
+    porter = port.Porter(
+        port.Page("page", Path("page.md"), Path("/nonexistent/page.md")), port.Site(set(), set()), Path(".")
+    )
+    porter.port(page, port._line)
+    said = [f"{change.where}: {change.what}" for change in porter.page.changes]
+    assert said == [
+        "line 3: {grid} '2' (sphinx-design's, not loaded here) went; what it holds stays",
+        "line 6: {grid-item-card} 'RestructuredText' (sphinx-design's, not loaded here) became its title in bold, "
+        "then what it holds",
+        "line 14: {grid-item-card} 'MyST Markdown' (sphinx-design's, not loaded here) became its title in bold, "
+        "then what it holds",
+        "line 19: {tab-set} (sphinx-design's, not loaded here) went; what it holds stays",
+        "line 20: {tab-item} 'pip' (sphinx-design's, not loaded here) became its title in bold, then what it holds",
+        "line 26: {dropdown} 'More' (sphinx-design's, not loaded here) became a collapsed {admonition}",
+        "line 15: {doc}`elsewhere` became plain text 'elsewhere' (not on this site)",  # lines as in the source
+        "line 31: {doc}`gone` became plain text 'gone' (not on this site)",
+    ]
+
+
 def test_a_directive_s_closing_fence_opens_no_code_block():
     """As the JAX docs write it: a ```{note}, then prose with raw HTML, then a code cell the port leaves alone."""
     from jaxcourse.tools import port

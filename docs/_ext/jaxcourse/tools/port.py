@@ -19,6 +19,7 @@ import collections
 import contextlib
 import dataclasses
 import fnmatch
+import functools
 import hashlib
 import html
 import json
@@ -63,6 +64,13 @@ _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)
 _WEB_ADDRESS = re.compile(r"^https?://[^\s]+$", re.I)
 #: A fence line and its info string: a code block (```python), a code cell, or a directive (```{note}).
 _FENCE = re.compile(r"^ {0,3}(?P<marker>`{3,}|~{3,})\s*(?P<info>.*?)\s*$")
+#: sphinx-design's layout directives, which this site does not load: a card or tab keeps its title, in bold; a
+#: grid, tab set or carousel is only the box around them; a dropdown is sphinx-togglebutton's collapsed admonition.
+_TITLED_LAYOUT = {"card", "grid-item-card", "tab-item"}
+_LAYOUT = _TITLED_LAYOUT | {"grid", "grid-item", "tab-set", "tab-set-code", "card-carousel", "dropdown"}
+#: Any fence, a colon fence too (MyST's colon_fence extension): what the layout pass must see open and close.
+_ANY_FENCE = re.compile(r"^ {0,3}(?P<marker>`{3,}|~{3,}|:{3,})\s*(?P<info>.*?)\s*$")
+_OPTION_LINE = re.compile(r"^\s*:[\w-]+:")
 #: Directives whose body is not MyST (code, math, other markup): ported as nothing, like a code block.
 _LITERAL_DIRECTIVES = {"code-cell", "code-block", "code", "sourcecode", "math", "raw", "eval-rst", "literalinclude"}
 _HTML_IMG = re.compile(r"<img\b(?P<attributes>[^>]*)>", re.I)
@@ -373,6 +381,8 @@ class Porter:
 
     def port(self, text: str, where_of) -> str:
         """``text`` with each line outside code fences ported; ``where_of(i)`` names its i-th line."""
+        text, origin = self._unwrap_layout(text, where_of)
+        where_of = functools.partial(_named_as_before, where_of, origin)
         # A badge may wrap over two lines ('[![Open in\nColab](...)](...)'): those go first, over the whole text.
         text = _BADGE.sub(lambda m: self._badge(m, where_of(text.count("\n", 0, m.start()))), text)
         text = self._reference_links(text, where_of)
@@ -417,6 +427,53 @@ class Porter:
                 line = self.html(line, where)
             out.append(self._outside_code(line, where))
         return "".join(out)
+
+    def _unwrap_layout(self, text: str, where_of) -> tuple[str, list[int]]:
+        """``text`` without sphinx-design's layout directives (their content stays), and each new line's old index.
+
+        Their fences and options go; a card's or tab's title becomes a bold line, and a dropdown becomes an
+        admonition that sphinx-togglebutton collapses. Code fences are read past, as CommonMark reads them.
+        """
+        out: list[str] = []
+        origin: list[int] = []
+        opened: list[tuple[str, str]] = []  # (marker, "code" | "directive" | "layout")
+        in_options = False
+        for index, line in enumerate(text.splitlines(keepends=True)):
+            fence = _ANY_FENCE.match(line)
+            kind = opened[-1][1] if opened else None
+            if fence and opened and _closes(fence, opened[-1][0]):
+                if opened.pop()[1] == "layout":
+                    continue
+            elif fence and kind != "code":
+                name = re.match(r"\{([\w:-]+)\}\s*(.*)", fence["info"])
+                if name and name[1] in _LAYOUT:
+                    said = f"{{{name[1]}}} {name[2]!r} " if name[2] else f"{{{name[1]}}} "
+                    if name[1] == "dropdown":
+                        became = "became a collapsed {admonition}"
+                    elif name[1] in _TITLED_LAYOUT and name[2]:
+                        became = "became its title in bold, then what it holds"
+                    else:
+                        became = "went; what it holds stays"
+                    self.note(where_of(index), "layout", f"{said}(sphinx-design's, not loaded here) {became}")
+                    in_options = True
+                    if name[1] == "dropdown":
+                        opened.append((fence["marker"], "directive"))
+                        out += [f"{fence['marker']}{{admonition}} {name[2] or 'Details'}\n", ":class: dropdown\n"]
+                        origin += [index, index]
+                    else:
+                        opened.append((fence["marker"], "layout"))
+                        if name[1] in _TITLED_LAYOUT and name[2]:
+                            out += [f"**{name[2]}**\n", "\n"]
+                            origin += [index, index]
+                    continue
+                literal = fence["marker"][0] != ":" and _is_literal(fence["info"])
+                opened.append((fence["marker"], "code" if literal else "directive"))
+            elif in_options and _OPTION_LINE.match(line):
+                continue  # a layout option (':gutter: 1'): nothing here reads it
+            in_options = False
+            out.append(line)
+            origin.append(index)
+        return "".join(out), origin or [0]
 
     def _toctree_entry(self, line: str, where: str) -> str:
         """A line of a '{toctree}': an entry for a page not ported goes (as a blank line, so the numbering holds)."""
@@ -536,6 +593,11 @@ def _front_matter(text: str, image_alt: str | None) -> str:
 def _link_key(name: str) -> str:
     """A link reference's name as CommonMark matches it: case and runs of spaces do not count."""
     return " ".join(name.lower().split())
+
+
+def _named_as_before(where_of, origin: list[int], index: int) -> str:
+    """The name of a line of the text with its layout unwrapped: that of the line it came from."""
+    return where_of(origin[min(index, len(origin) - 1)])
 
 
 def _closes(fence: re.Match, marker: str) -> bool:
