@@ -81,6 +81,11 @@ print("shown, never run")
 ```
 
 ```{code-cell}
+with open("data/counts.txt") as counts:
+    print("counts:", counts.read().split())
+```
+
+```{code-cell}
 :tags: [hide-input]
 
 print("the code of this cell starts hidden")
@@ -128,6 +133,8 @@ def other_site(tmp_path_factory):
     (docs / "conf.py").write_text("exclude_patterns = ['notebooks/*.md']\n", encoding="utf-8")
     (docs / "guide.md").write_text(GUIDE, encoding="utf-8")
     png(docs / "_static" / "pixel.png")
+    (docs / "data").mkdir()
+    (docs / "data" / "counts.txt").write_text("3 1 4\n", encoding="utf-8")  # read by the guide's code
     (docs / "_static" / "graph.svg").write_text(GRAPH_SVG, encoding="utf-8")
     kernelspec = {"name": "python3", "display_name": "Python 3", "language": "python"}
     # As optax's reduce_on_plateau example asks: no cell time limit, which a build never grants.
@@ -234,7 +241,7 @@ def test_a_cell_tagged_skip_execution_is_shown_and_said_not_to_run_on_the_page_a
     assert rows["docs/ported/guide"]["not_run"] == [line] and rows["docs/ported/notebooks/walkthrough"]["not_run"] == []
     cells = site.html("docs/ported/guide.html").select("article div.cell")
     said = [cell.select_one("p.cell-not-run") for cell in cells]
-    assert [bool(note) for note in said] == [False, False, True, False, False]
+    assert [bool(note) for note in said] == [False, False, True, False, False, False]
     assert "shown, never run" in cells[2].get_text() and not cells[2].select("div.cell_output")
     assert said[2].get_text() == "Not run by this build: the cell is tagged skip-execution."
     report = site.html("docs/execution-report.html").get_text()
@@ -292,6 +299,14 @@ def chromium_page(site):
             browser.close()
     finally:
         server.shutdown()
+
+
+def test_a_file_the_code_reads_beside_the_page_comes_with_it_and_is_read_there(ported, site):
+    """The kernel runs in a scratch folder; the file is copied in, so open("data/counts.txt") works as written."""
+    _, pages = ported
+    assert "code: copied data/counts.txt, which the page's code reads" in changes(pages, "guide")
+    assert (site.srcdir / "docs" / "ported" / "data" / "counts.txt").is_file()
+    assert "counts: ['3', '1', '4']" in site.html("docs/ported/guide.html").select_one("article").get_text()
 
 
 def test_the_notebook_nb_download_offers_is_the_page_s_without_the_build_s_cells_kernel_or_paths(site):

@@ -23,6 +23,7 @@ from jaxcourse.source import (
     options,
     pages,
     pagesource,
+    reader,
 )
 from sphinx.errors import ConfigError
 from tiny import code_cell, lesson, line_of, page_being_read
@@ -172,6 +173,26 @@ def test_a_page_that_pastes_glued_values_names_the_pages_they_come_from(tmp_path
     assert catalogue.pasted_from(tmp_path, "docs/render/glued") == expected
     (tmp_path / "docs" / "plain.md").write_text(NOTEBOOK_FRONT_MATTER + "{glue}`own`\n", encoding="utf-8")
     assert catalogue.pasted_from(tmp_path, "docs/plain") == []
+
+
+def test_the_files_a_page_s_code_names_beside_it_are_found_and_nothing_outside_its_folder(tmp_path):
+    """They are copied into the kernel's scratch folder: a path that leaves the page's folder would be written there."""
+    page_folder = tmp_path / "docs" / "render"
+    (page_folder / "images").mkdir(parents=True)
+    (page_folder / "images" / "fish.png").write_bytes(b"png")
+    (page_folder / "notes.txt").write_text("x", encoding="utf-8")
+    (page_folder / ".secret").write_text("x", encoding="utf-8")
+    (tmp_path / "docs" / "outside.txt").write_text("x", encoding="utf-8")
+    code = [
+        "Image('images/fish.png')\nopen(\"notes.txt\").read()\n",
+        "open('../outside.txt'); open('.secret'); open('missing.txt'); f'{x}'; 'images'\n%ls 'images/fish.png'",
+    ]
+    found = reader.files_named_beside(page_folder, code)
+    assert found == {
+        "images/fish.png": str((page_folder / "images" / "fish.png").resolve()),
+        "notes.txt": str((page_folder / "notes.txt").resolve()),
+    }
+    assert reader.files_named_beside(page_folder, ["print('no files')"]) == {}
 
 
 def test_only_the_document_being_read_has_a_page(monkeypatch):

@@ -700,8 +700,9 @@ def test_an_output_keeps_only_the_classes_it_may_use():
     assert 'class="dataframe"' in clean
 
 
-def test_images_in_html_outputs_are_counted_without_alt():
-    assert sanitize.images_without_alt('<img src="a.png"><img src="b.png" alt=" "><img src="c.png" alt="C">') == 2
+def test_images_in_html_outputs_are_found_with_their_address_and_alt():
+    markup = '<img src="a.png"><img src="b.png" alt=" "><img alt="C" src="data:image/png;base64,AA">'
+    assert sanitize.images(markup) == [("a.png", ""), ("b.png", ""), ("data:image/png;base64,AA", "C")]
 
 
 def test_a_downloads_html_is_never_replaced_by_its_markdown():

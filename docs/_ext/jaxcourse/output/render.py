@@ -206,8 +206,15 @@ class CourseRenderer(NbElementRenderer):
             return self._refuse(data, f"{REFUSED[data.mime_type]} ({data.mime_type}), {why}")
         if data.mime_type in ("text/html", "text/markdown"):
             clean = sanitize.html(data.string) if data.mime_type == "text/html" else sanitize.markdown(data.string)
-            if missing := sanitize.images_without_alt(clean):
+            shown = sanitize.images(clean)
+            if missing := sum(1 for _, alt in shown if not alt):
                 return self._refuse(data, f"HTML with {missing} image(s) without alt text; give every <img> an alt")
+            if addressed := [src for src, _ in shown if not src.lower().startswith("data:")]:
+                return self._refuse(
+                    data,
+                    f"an image by its address ({addressed[0]}), which the page's URL would read and the site does "
+                    "not publish; display the image file itself (IPython.display.Image or SVG, filename=...)",
+                )
             kind = data.mime_type.replace("/", "_")
             return [nodes.raw(text=clean, format="html", classes=["output", kind], **{OUTPUT_MARK: True})]
         if data.mime_type == "image/svg+xml":

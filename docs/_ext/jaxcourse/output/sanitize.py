@@ -212,20 +212,25 @@ def html(markup: str) -> str:
     )
 
 
-class _ImageCounter(HTMLParser):
-    without_alt = 0
+class _ImageFinder(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[tuple[str, str]] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "img" and not (dict(attrs).get("alt") or "").strip():
-            self.without_alt += 1
+        if tag == "img":
+            attributes = dict(attrs)
+            self.found.append(((attributes.get("src") or "").strip(), (attributes.get("alt") or "").strip()))
 
 
-def images_without_alt(markup: str) -> int:
-    """How many ``<img>`` in ``markup`` have no alt text (a page refuses them, as it refuses image outputs)."""
-    counter = _ImageCounter()
-    counter.feed(markup)
-    counter.close()
-    return counter.without_alt
+def images(markup: str) -> list[tuple[str, str]]:
+    """Each ``<img>`` in sanitized ``markup``: its address, an inline ``data:`` image or one beside the page, and
+    its alt text. A page refuses one without alt text, as it refuses image outputs, and one at an address: an
+    output's address is read from the page's URL, where the site publishes no file of the cell's."""
+    finder = _ImageFinder()
+    finder.feed(markup)
+    finder.close()
+    return finder.found
 
 
 _MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table")

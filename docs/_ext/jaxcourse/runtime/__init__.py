@@ -12,6 +12,7 @@ import io
 import os
 import platform
 import re
+import shutil
 from pathlib import Path
 
 from .charts import DARK, DARK_SUFFIX, LIGHT, render_svg
@@ -32,14 +33,27 @@ def cpu_device_flags(existing: str, count: int) -> str:
     return " ".join([*kept, f"{DEVICE_COUNT_FLAG}={count}"])
 
 
-def begin(page: str, *, figures_dir: str, environment: str, cpu_devices: int | None = None) -> None:
-    """Pin JAX to the CPU (with ``cpu_devices`` simulated devices), then publish the run stamp.
+def begin(
+    page: str,
+    *,
+    figures_dir: str,
+    environment: str,
+    cpu_devices: int | None = None,
+    files: dict[str, str] | None = None,
+    files_digest: str = "",
+) -> None:
+    """Copy in the files the page reads, pin JAX to the CPU (``cpu_devices`` simulated devices), publish the stamp.
 
-    ``environment``, a fingerprint of the packages and settings that change results, is unused: it sits in
-    the cell source so that the execution cache key changes with it. JAX's backend is left alone unless the
-    page asked for devices, so a page may still configure JAX in its first cell; :func:`finish` records the
-    devices the run used.
+    ``environment``, a fingerprint of the packages and settings that change results, and ``files_digest``, of
+    the files' contents, are unused: they sit in the cell source so that the execution cache key changes with
+    them. ``files`` maps each path the page's code names beside its file to that file; the kernel runs in a
+    scratch folder, where the copies let the page read them by the same relative paths. JAX's backend is left
+    alone unless the page asked for devices, so a page may still configure JAX in its first cell;
+    :func:`finish` records the devices the run used.
     """
+    for relative, source in (files or {}).items():
+        Path(relative).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, relative)
     # Both must happen before JAX initializes its backend in this process.
     os.environ["JAX_PLATFORMS"] = "cpu"
     if cpu_devices is not None:

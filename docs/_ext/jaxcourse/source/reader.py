@@ -9,6 +9,7 @@ execute gets execution turned off (myst-nb's per-notebook ``mystnb`` settings), 
 from __future__ import annotations
 
 import copy
+import hashlib
 import os
 import re
 from pathlib import Path
@@ -34,6 +35,8 @@ METADATA_KEY = "jaxcourse"
 _RUNTIME_NAME = "_jaxcourse_runtime"
 #: myst-nb's per-notebook settings for a page that does not execute.
 _NOT_RUN = {"execution_mode": "off"}
+#: A string in a cell's code, which may name a file beside the page: Image("images/fish.png").
+_QUOTED = re.compile(r"""(['"])(?P<text>[^'"\n\\]{1,300})\1""")
 
 
 def read_page(text: str, myst_extensions: list[str] | tuple[str, ...] = ()) -> NotebookNode:
@@ -182,7 +185,25 @@ def pairing_problems(source: lessonsource.LessonSource, cells: dict[int, dict]) 
     ]
 
 
-def setup_code(page: pages.Page) -> str:
+def files_named_beside(folder: Path, sources: list[str]) -> dict[str, str]:
+    """Each file under the page's ``folder`` that its code names by a relative path: path -> absolute path.
+
+    A kernel runs in a scratch folder (``nb_execution_in_temp``), so that a page cannot write into the
+    checkout; these files are copied there first, and the page reads them as it would beside its file.
+    """
+    found = {}
+    root = folder.resolve()
+    for match in _QUOTED.finditer("\n".join(sources)):
+        named = match["text"].strip()
+        if named in found or Path(named).is_absolute() or "://" in named:
+            continue
+        path = (root / named).resolve()
+        if path.is_file() and path.is_relative_to(root) and not path.name.startswith("."):
+            found[named] = os.fspath(path)
+    return found
+
+
+def setup_code(page: pages.Page, files: dict[str, str] | None = None) -> str:
     arguments = [
         repr(page.page_id),
         f"figures_dir={os.fspath(page.figures_dir)!r}",
@@ -190,12 +211,18 @@ def setup_code(page: pages.Page) -> str:
     ]
     if page.settings.cpu_devices is not None:
         arguments.append(f"cpu_devices={page.settings.cpu_devices!r}")
+    if files:
+        # Their contents go into the code, and so into the cache key: a changed data file runs the page again.
+        digest = hashlib.sha256(b"".join(Path(path).read_bytes() for path in files.values())).hexdigest()[:16]
+        arguments += [f"files={files!r}", f"files_digest={digest!r}"]
     return f"from jaxcourse import runtime as {_RUNTIME_NAME}; {_RUNTIME_NAME}.begin({', '.join(arguments)})"
 
 
 def add_course_cells(notebook: NotebookNode, page: pages.Page, cells: dict[int, dict], line_count: int) -> None:
     """The hidden setup cell first, the hidden verdict cell last, and what the reader found, in metadata."""
-    setup = v4.new_code_cell(setup_code(page), metadata={"tags": ["remove-cell", SETUP_TAG]})
+    code = [cell.source for cell in notebook.cells if cell.cell_type == "code"]
+    files = files_named_beside(page.path.parent, code)
+    setup = v4.new_code_cell(setup_code(page, files), metadata={"tags": ["remove-cell", SETUP_TAG]})
     verdict = v4.new_code_cell(f"{_RUNTIME_NAME}.finish()", metadata={"tags": ["remove-cell", VERDICT_TAG]})
     notebook.cells = [setup, *notebook.cells, verdict]
     notebook.metadata["source_map"] = [0, *notebook.metadata["source_map"], line_count]

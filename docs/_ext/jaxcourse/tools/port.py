@@ -26,16 +26,19 @@ import json
 import os
 import posixpath
 import re
+import shutil
 import sys
 import urllib.parse
 from pathlib import Path
 
 import nbformat
+from myst_nb.core.read import MystMetadataParsingError, read_myst_markdown_notebook
 
 from ..output import rawhtml, safesvg
 from ..output.apilinks import is_jax_name
 from ..source import lessonsource
 from ..source.frontmatter import front_matter_end
+from ..source.reader import files_named_beside
 from . import plural
 
 #: A label target line, ``(label)=``.
@@ -642,6 +645,25 @@ def port_page(page: Page, site: Site, source_docs: Path, image_alt: str | None) 
     else:
         text = porter.port(page.source.read_text(encoding="utf-8"), _line)
         page.dest.write_text(_front_matter(text, image_alt), encoding="utf-8")
+    # A file the code reads beside the page (Image("images/fish.png")) comes with it, to the same relative path.
+    for relative, path in files_named_beside(page.source.parent, _code(page.source)).items():
+        copy = page.dest.parent / relative
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, copy)
+        page.copied.append(copy)
+        porter.note("code", "file", f"copied {relative}, which the page's code reads")
+
+
+def _code(path: Path) -> list[str]:
+    """The source of each code cell of a page (none for a page that is not a notebook)."""
+    if path.suffix == ".ipynb":
+        notebook = nbformat.read(path, as_version=4)
+    else:
+        try:
+            notebook = read_myst_markdown_notebook(path.read_text(encoding="utf-8"))
+        except MystMetadataParsingError:
+            return []
+    return [cell.source for cell in notebook.cells if cell.cell_type == "code"]
 
 
 def _texts(path: Path) -> list[str]:
