@@ -52,8 +52,9 @@ def begin(
     :func:`finish` records the devices the run used.
     """
     for relative, source in (files or {}).items():
-        Path(relative).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source, relative)
+        if Path(relative).resolve() != Path(source):  # the same file where a kernel runs beside its page
+            Path(relative).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, relative)
     # Both must happen before JAX initializes its backend in this process.
     os.environ["JAX_PLATFORMS"] = "cpu"
     if cpu_devices is not None:
