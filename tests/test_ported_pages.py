@@ -136,7 +136,8 @@ def other_site(tmp_path_factory):
     (docs / "data").mkdir()
     (docs / "data" / "counts.txt").write_text("3 1 4\n", encoding="utf-8")  # read by the guide's code
     (docs / "_static" / "graph.svg").write_text(GRAPH_SVG, encoding="utf-8")
-    kernelspec = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    # As Anaconda names an environment's kernel: Python, run here by the course's own kernel.
+    kernelspec = {"name": "conda-env-jax-py", "display_name": "Python [conda env:jax]", "language": "python"}
     # As optax's reduce_on_plateau example asks: no cell time limit, which a build never grants.
     metadata = {"kernelspec": kernelspec, "execution": {"timeout": -1}}
     notebook = nbformat.v4.new_notebook(cells=WALKTHROUGH_CELLS, metadata=metadata)

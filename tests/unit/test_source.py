@@ -249,6 +249,20 @@ def test_a_notebook_page_under_docs_is_handed_to_the_reader_with_its_settings(re
     assert read.domain.fingerprints == {"docs/page": page.fingerprint}
 
 
+def test_a_page_for_a_kernel_of_another_language_is_refused_at_its_kernelspec(reading):
+    """As myst-nb's own guide runs Coconut: the build has one kernel, for Python, and a missing one crashed it."""
+    text = NOTEBOOK_FRONT_MATTER.replace("{name: python3, display_name: Python 3}", "{name: coconut}") + "# C\n"
+    read = reading("docs/coconut", text)
+    message = "this page asks for the Jupyter kernel 'coconut', and the build runs every page in its own Python kernel"
+    assert [(line, said.split(";")[0]) for line, said in read.reported] == [(line_of(text, "kernelspec"), message)]
+    assert "This page was not built" in read.source
+    ((_, said),) = reading("docs/r.ipynb", notebook_json({"kernelspec": {"name": "ir", "language": "R"}})).reported
+    assert said.startswith("this page asks for the Jupyter kernel 'ir' (R), and the build")
+    for spec in ({"name": "python"}, {"name": "python3.11"}, {"name": "env", "display_name": "Python 3 (ipykernel)"}):
+        assert frontmatter.is_python_kernel(spec)
+    assert not frontmatter.is_python_kernel({"name": "python3", "language": "julia"})
+
+
 def test_a_build_from_recordings_hands_the_page_its_cache(reading):
     read = reading("docs/page", NOTEBOOK_FRONT_MATTER + "# A page\n", course_require_recorded=True)
     assert read.reading.page.recorded_in == Path("cache")

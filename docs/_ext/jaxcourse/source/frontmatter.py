@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import re
 from pathlib import Path
 
 import yaml
@@ -46,6 +47,8 @@ REFUSED_EXECUTION_KEYS = {
         "(or, on a page from elsewhere, myst-nb's raises-exception tag)"
     ),
 }
+#: A Python kernel's name, as notebooks written elsewhere give it: python3, python, python3.11.
+_PYTHON_KERNEL_NAME = re.compile(r"^python[\d.]*$", re.I)
 #: Why a page may not choose each of myst-nb's execution modes ('mystnb: {execution_mode: ...}'); any other
 #: mode gets REFUSED_MYSTNB_KEYS["execution_mode"].
 REFUSED_EXECUTION_MODES = {
@@ -211,10 +214,33 @@ def _is_a(value, kind: type) -> bool:
     return isinstance(value, kind) and not isinstance(value, bool)
 
 
+def is_python_kernel(spec: dict) -> bool:
+    """Whether a page's kernelspec asks for Python: its language says so, or else its name or display name."""
+    if spec.get("language") is not None:
+        return str(spec["language"]).lower() == "python"
+    return (
+        bool(_PYTHON_KERNEL_NAME.match(str(spec.get("name", ""))))
+        or "python" in str(spec.get("display_name", "")).lower()
+    )
+
+
+def kernel_problems(front: FrontMatter) -> list[Problem]:
+    """A page that asks for a kernel of another language: the build runs every page in its own Python kernel."""
+    spec = front.data.get("kernelspec")
+    if not isinstance(spec, dict) or is_python_kernel(spec):
+        return []
+    language = f" ({spec['language']})" if spec.get("language") else ""
+    message = (
+        f"this page asks for the Jupyter kernel {spec.get('name')!r}{language}, and the build runs every page in "
+        "its own Python kernel; a Python page says 'kernelspec: {name: python3}'"
+    )
+    return [Problem(front.line_of("kernelspec"), message)]
+
+
 def validate_execution(front: FrontMatter) -> list[Problem]:
-    """Every problem with the ``execution:`` settings of an executed page, and its refused ``mystnb:`` ones."""
+    """Every problem with an executed page's kernel, its ``execution:`` settings, and its refused ``mystnb:`` ones."""
     mystnb = front.data.get("mystnb") if isinstance(front.data.get("mystnb"), dict) else {}
-    problems = [
+    problems = kernel_problems(front) + [
         Problem(front.line_of(f"mystnb.{key}"), f"'mystnb.{key}' is not a course setting: {_refusal(key, mystnb[key])}")
         for key in mystnb
         if key in REFUSED_MYSTNB_KEYS

@@ -20,7 +20,7 @@ from nbformat import NotebookNode, v4
 
 from ..runtime import kernel
 from . import cellscan, exercisechecks, ipynbpages, lessonsource, pages
-from .frontmatter import Problem
+from .frontmatter import Problem, is_python_kernel
 
 #: myst-nb's and nbclient's tag: the cell MAY raise, and the run goes on (its standard meaning).
 RAISES_TAG = "raises-exception"
@@ -79,6 +79,9 @@ def _not_run(notebook: NotebookNode) -> NotebookNode:
 
 def _prepare_run(notebook: NotebookNode, page: pages.Page, cells: dict[int, dict], line_count: int) -> NotebookNode:
     """Add the course's cells and keep the notebook on the page; unrun when its recorded run is missing."""
+    spec = notebook.metadata.get("kernelspec")
+    if isinstance(spec, dict) and is_python_kernel(spec):  # 'python', 'python3.11': the course's, as python3 is
+        spec["name"] = "python3"
     allow_promised_errors(notebook)
     add_course_cells(notebook, page, cells, line_count)
     if page.recorded_in is not None and not has_recorded_run(page.recorded_in, notebook):
