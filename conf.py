@@ -8,8 +8,9 @@ copyright = "2026, the course authors"
 
 root_doc = "docs/index"
 include_patterns = ["docs/**", "lessons/**"]
-# Builds, environments and git hold no pages: excluded, Sphinx does not walk their ~100,000 files.
-exclude_patterns = ["lessons/_*", "docs/_*/**", "_build", ".nox", ".git", "tests", ".github"]
+# Builds, environments and git hold no pages: excluded, Sphinx does not walk their ~100,000 files. Nor does
+# an underscore folder (_static, or _admonition/ of snippets that Jupyter Book pages {include}).
+exclude_patterns = ["lessons/_*", "docs/_*/**", "docs/**/_*/**", "_build", ".nox", ".git", "tests", ".github"]
 templates_path = ["docs/_templates"]
 
 extensions = [

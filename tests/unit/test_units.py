@@ -434,6 +434,36 @@ def test_sphinx_design_s_layout_goes_and_what_it_holds_stays():
     ]
 
 
+def test_a_jupyter_book_lecture_brings_its_includes_and_loses_its_raw_html_and_inventory_links(tmp_path):
+    """As QuantEcon's lectures open: a {raw} html banner, an {include} of _admonition/gpu.md, links into myst's docs."""
+    from jaxcourse.tools import port
+
+    source = tmp_path / "lectures"
+    (source / "_admonition").mkdir(parents=True)
+    (source / "_admonition" / "gpu.md").write_text("```{admonition} GPU\nSee {doc}`elsewhere`.\n```\n")
+    (source / "lecture.md").write_text(
+        "# A lecture\n\n```{raw} html\n<div id='header' align='right'>\n        <a href='https://qe.example/'>\n"
+        "                <img src='https://qe.example/logo.svg' alt='The logo'>\n        </a>\n</div>\n```\n\n"
+        "```{include} _admonition/gpu.md\n```\n\n```{include} ../outside.md\n```\n\n"
+        "See [the images guide](inv:myst#syntax/images) and [](inv:myst:std:label#syntax/math).\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "outside.md").write_text("Outside.\n", encoding="utf-8")
+    (page,) = port.port(source, tmp_path / "site" / "docs" / "ported", ["lecture"])
+    ported = page.dest.read_text(encoding="utf-8").split("---\n", 2)[2]
+    assert "<" not in ported and "{raw}" not in ported
+    assert "\n[image: The logo](https://qe.example/logo.svg)\n" in ported  # no longer indented: not a code block
+    assert "See the images guide and syntax/math.\n" in ported
+    included = page.dest.parent / "_admonition" / "gpu.md"
+    assert included.read_text(encoding="utf-8") == "```{admonition} GPU\nSee elsewhere.\n```\n"
+    assert not (tmp_path / "site" / "docs" / "outside.md").exists()
+    said = [f"{change.where}: {change.what}" for change in page.changes]
+    assert "line 3: the {raw} html directive went; its HTML is ported as HTML" in said
+    assert "line 11: ported _admonition/gpu.md, which the page includes, to the same place beside it" in said
+    assert "_admonition/gpu.md, line 2: {doc}`elsewhere` became plain text 'elsewhere' (not on this site)" in said
+    assert "line 14: left {include} ../outside.md, outside the page's folder: bring it by hand" in said
+
+
 def test_a_directive_s_closing_fence_opens_no_code_block():
     """As the JAX docs write it: a ```{note}, then prose with raw HTML, then a code cell the port leaves alone."""
     from jaxcourse.tools import port
@@ -888,3 +918,16 @@ def test_a_cell_shown_inside_a_code_block_is_an_example_not_a_cell():
     assert cellscan.written_cells(text) == [9]
     ((_, message),) = cellscan.lost_cells(text, set(), {"dollarmath"})
     assert "not ':::' blocks" in message
+
+
+def test_a_file_in_an_underscore_folder_under_docs_is_no_page():
+    """As Jupyter Book keeps the snippets its pages include (_admonition/gpu.md): read by them, never built alone."""
+    import runpy
+
+    from conftest import ROOT
+    from sphinx.util.matching import Matcher
+
+    excluded = Matcher(runpy.run_path(str(ROOT / "conf.py"))["exclude_patterns"])
+    assert excluded("docs/qe/_admonition/gpu.md") and excluded("docs/_ext/jaxcourse/README.md")
+    assert not excluded("docs/qe/lecture.md") and not excluded("docs/contributing.md")
+    assert excluded("lessons/_template.md") and not excluded("lessons/transforms-04.md")

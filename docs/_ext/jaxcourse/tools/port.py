@@ -64,6 +64,8 @@ _REFERENCE_LINK = re.compile(r"(?<![!\]])\[(?P<text>[^\[\]]+)\]\[(?P<name>[^\[\]
 _LINK_DEFINITION = re.compile(r"^ {0,3}\[(?P<name>[^\]^][^\]]*)\]:[ \t]*<?(?P<target>[^\s>]+)>?.*$", re.M)
 _IMAGE_DIRECTIVE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>image|figure)\}[ \t]+(?P<src>\S+)[ \t]*$", re.M)
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)
+#: A directive that reads another file into the page: ```{include} _admonition/gpu.md
+_INCLUDE = re.compile(r"^\{include\}[ \t]+(?P<src>\S+)")
 _WEB_ADDRESS = re.compile(r"^https?://[^\s]+$", re.I)
 #: A fence line and its info string: a code block (```python), a code cell, or a directive (```{note}).
 _FENCE = re.compile(r"^ {0,3}(?P<marker>`{3,}|~{3,})\s*(?P<info>.*?)\s*$")
@@ -296,6 +298,10 @@ class Porter:
 
     def link(self, match: re.Match, where: str) -> str:
         target = match["target"]
+        if target.startswith("inv:"):  # MyST's link into another site's inventory, which this site does not load
+            shown = match["text"] or target.rsplit("#", 1)[-1]
+            self.note(where, "reference", f"{match[0]} became plain text {shown!r} (another site's inventory)")
+            return shown
         if _SCHEME.match(target) or target.startswith(("#", "<")) or target in self.site.labels:
             return match[0]
         doc = self.doc_name(target)
@@ -377,6 +383,8 @@ class Porter:
         parts = _HTML_COMMENT_SPLIT.split(line)
         text = "".join(part if number % 2 else convert(part) for number, part in enumerate(parts))
         if text != line:  # shown from a little before the first change, which may be far along the line
+            # Indented as HTML, which ignores it, the MyST left would read as an indented code block.
+            text = re.sub(r"^[ \t]{4,}", "", text) if _HTML_TAG.match(line.lstrip()) else text
             start = max(0, len(os.path.commonprefix([line, text])) - 20)
             before, after = (("..." if start else "") + part[start:].strip()[:70] for part in (line, text))
             self.note(where, "raw HTML", f"{before!r} became {after!r}")
@@ -415,6 +423,8 @@ class Porter:
                 else:
                     directives.append(fence["marker"])
                     toctree = fence["marker"] if fence["info"].startswith("{toctree}") else toctree
+                    if included := _INCLUDE.match(fence["info"]):
+                        self._include(included["src"], where)
                     out[-1] = _IMAGE_DIRECTIVE.sub(lambda m, w=where: self._directive_image(m, w), line)
                 continue
             if toctree and directives[-1] == toctree:
@@ -449,6 +459,12 @@ class Porter:
                     continue
             elif fence and kind != "code":
                 name = re.match(r"\{([\w:-]+)\}\s*(.*)", fence["info"])
+                if name and name[1] == "raw" and name[2].strip().lower() == "html":
+                    # HTML in a {raw} directive is raw HTML all the same: the rules for an HTML block port it.
+                    self.note(where_of(index), "raw HTML", "the {raw} html directive went; its HTML is ported as HTML")
+                    opened.append((fence["marker"], "layout"))
+                    in_options = True
+                    continue
                 if name and name[1] in _LAYOUT:
                     said = f"{{{name[1]}}} {name[2]!r} " if name[2] else f"{{{name[1]}}} "
                     if name[1] == "dropdown":
@@ -477,6 +493,21 @@ class Porter:
             out.append(line)
             origin.append(index)
         return "".join(out), origin or [0]
+
+    def _include(self, src: str, where: str) -> None:
+        """A file that the page includes, ported to the same place beside the ported page, where the build reads it."""
+        source = self.source_docs / self.folder / src
+        copy = self.page.dest.parent / src
+        if copy in self.page.copied or src.startswith("/") or _SCHEME.match(src) or not source.is_file():
+            return  # one the page names twice, or the build's to report at the directive
+        if ".." in Path(src).parts:  # its copy would land outside the folder of the ported pages
+            self.note(where, "file", f"left {{include}} {src}, outside the page's folder: bring it by hand")
+            return
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        self.page.copied.append(copy)
+        self.note(where, "file", f"ported {src}, which the page includes, to the same place beside it")
+        text = self.port(source.read_text(encoding="utf-8"), lambda index: f"{src}, line {index + 1}")
+        copy.write_text(text, encoding="utf-8")
 
     def _toctree_entry(self, line: str, where: str) -> str:
         """A line of a '{toctree}': an entry for a page not ported goes (as a blank line, so the numbering holds)."""
