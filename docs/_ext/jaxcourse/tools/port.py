@@ -143,8 +143,7 @@ def labels(text: str) -> set[str]:
     found = {match["label"] for pattern in (_TARGET, _EQUATION_LABEL) for match in pattern.finditer(text)}
     directive = None  # the directive whose option lines follow, if any
     for line in text.splitlines():
-        fence = _FENCE.match(line) or re.match(r"^(?P<marker>:{3,})(?P<info>\{.*)$", line)
-        if fence:
+        if fence := _ANY_FENCE.match(line):
             opened = re.match(r"\{([\w:-]+)\}", fence["info"])
             directive = opened[1] if opened and opened[1] != "code-cell" else None  # a cell's name is no label
         elif directive and (option := _NAME_OPTION.match(line)):
@@ -442,10 +441,11 @@ class Porter:
         return "".join(out)
 
     def _unwrap_layout(self, text: str, where_of) -> tuple[str, list[int]]:
-        """``text`` without sphinx-design's layout directives (their content stays), and each new line's old index.
+        """``text`` without sphinx-design's layout directives or ``{raw} html`` fences, and each line's old index.
 
-        Their fences and options go; a card's or tab's title becomes a bold line, and a dropdown becomes an
-        admonition that sphinx-togglebutton collapses. Code fences are read past, as CommonMark reads them.
+        Their fences and options go and what they hold stays (raw HTML, for the rules of an HTML block); a card's
+        or tab's title becomes a bold line, and a dropdown becomes an admonition that sphinx-togglebutton
+        collapses. Code fences are read past, as CommonMark reads them.
         """
         out: list[str] = []
         origin: list[int] = []
