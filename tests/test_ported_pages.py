@@ -26,6 +26,12 @@ from jaxcourse.tools import port
 KERNEL = "kernelspec:\n  display_name: Python 3\n  language: python\n  name: python3\n"
 MYST_FRONT = f"---\njupytext:\n  text_representation:\n    extension: .md\n    format_name: myst\n{KERNEL}---\n"
 
+def guide_cell(code: str, tag: str | None) -> str:
+    """A code cell of the guide, with one of myst-nb's standard tags or none."""
+    options = f":tags: [{tag}]\n\n" if tag else ""
+    return f"```{{code-cell}}\n{options}{code}\n```\n"
+
+
 GUIDE = (
     MYST_FRONT
     + """
@@ -61,43 +67,18 @@ $$ y = 2x + 1 $$ (guide-line)
 The line {eq}`guide-line` is numbered on this page, which no table of contents lists.
 This guide can be downloaded as {nb-download}`guide.ipynb`.
 
-```{code-cell}
-import warnings
-
-warnings.warn("this guide warns on purpose")
-print("warned")
-```
-
-```{code-cell}
-:tags: [raises-exception]
-
-print("this cell may raise, and does not")
-```
-
-```{code-cell}
-:tags: [skip-execution]
-
-print("shown, never run")
-```
-
-```{code-cell}
-with open("data/counts.txt") as counts:
-    print("counts:", counts.read().split())
-```
-
-```{code-cell}
-:tags: [hide-input]
-
-print("the code of this cell starts hidden")
-```
-
-```{code-cell}
-:tags: [scroll-output]
-
-for row in range(60):
-    print("row", row)
-```
 """
+    + "\n".join(
+        guide_cell(code, tag)
+        for code, tag in [
+            ('import warnings\n\nwarnings.warn("this guide warns on purpose")\nprint("warned")', None),
+            ('print("this cell may raise, and does not")', "raises-exception"),
+            ('print("shown, never run")', "skip-execution"),
+            ('with open("data/counts.txt") as counts:\n    print("counts:", counts.read().split())', None),
+            ('print("the code of this cell starts hidden")', "hide-input"),
+            ('for row in range(60):\n    print("row", row)', "scroll-output"),
+        ]
+    )
 ).replace("INLINE_PAYLOAD", "A" * 4000)  # as long as the pictures the JAX docs inline
 WALKTHROUGH_CELLS = [
     nbformat.v4.new_markdown_cell("# A walkthrough notebook\n\nIt [links back](../guide) to the guide."),

@@ -288,6 +288,10 @@ class Porter:
                 return f"{{{role}}}`{text or name} <{full}>`"
             self.note(where, "role", f"{match[0]} became `{plain(role, body)}` (no API documentation here)")
             return f"`{plain(role, body)}`"
+        elif role == "cite" or role.startswith("cite:"):  # sphinxcontrib-bibtex's, which this site does not load
+            shown = f"[{', '.join(key.strip() for key in body.split(','))}]"
+            self.note(where, "reference", f"{match[0]} became plain text {shown!r} (no bibliography here)")
+            return shown
         elif role != "term":  # the site has no glossary: a term is its words
             return match[0]  # {math}, {code}, {sup}: nothing to resolve
         titled = self.site.titles.get(target if role == "ref" else f"doc:{self.doc_name(target)}")
