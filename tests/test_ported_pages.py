@@ -26,6 +26,7 @@ from jaxcourse.tools import port
 KERNEL = "kernelspec:\n  display_name: Python 3\n  language: python\n  name: python3\n"
 MYST_FRONT = f"---\njupytext:\n  text_representation:\n    extension: .md\n    format_name: myst\n{KERNEL}---\n"
 
+
 def guide_cell(code: str, tag: str | None) -> str:
     """A code cell of the guide, with one of myst-nb's standard tags or none."""
     options = f":tags: [{tag}]\n\n" if tag else ""

@@ -168,10 +168,14 @@ def test_a_page_that_pastes_glued_values_names_the_pages_they_come_from(tmp_path
     (tmp_path / "docs" / "render" / "glue.md").write_text(NOTEBOOK_FRONT_MATTER + pastes, encoding="utf-8")
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(pastes)])
     nbformat.write(notebook, tmp_path / "docs" / "render" / "glued.ipynb")
+    for name in ("render/orphaned_nb.ipynb", "other.md", "third.md"):
+        (tmp_path / "docs" / name).write_text(NOTEBOOK_FRONT_MATTER, encoding="utf-8")
     expected = ["docs/render/orphaned_nb", "docs/other", "docs/third"]
     assert catalogue.pasted_from(tmp_path, "docs/render/glue") == expected
     assert catalogue.pasted_from(tmp_path, "docs/render/glued") == expected
-    (tmp_path / "docs" / "plain.md").write_text(NOTEBOOK_FRONT_MATTER + "{glue}`own`\n", encoding="utf-8")
+    # Its own values, and a page that is not there (as contributing.md quotes the syntax): the build's to report.
+    text = NOTEBOOK_FRONT_MATTER + "{glue}`own` and `` {glue:text}`missing.ipynb::key:.2f` ``\n"
+    (tmp_path / "docs" / "plain.md").write_text(text, encoding="utf-8")
     assert catalogue.pasted_from(tmp_path, "docs/plain") == []
 
 

@@ -209,7 +209,7 @@ class CourseRenderer(NbElementRenderer):
             shown = sanitize.images(clean)
             if missing := sum(1 for _, alt in shown if not alt):
                 return self._refuse(data, f"HTML with {missing} image(s) without alt text; give every <img> an alt")
-            if addressed := [src for src, _ in shown if not src.lower().startswith("data:")]:
+            if addressed := [src for src, _ in shown if src and not src.lower().startswith("data:")]:
                 return self._refuse(
                     data,
                     f"an image by its address ({addressed[0]}), which the page's URL would read and the site does "

@@ -95,6 +95,13 @@ def pasted_from(root: Path, docname: str) -> list[str]:
     for match in _PASTED_FROM.finditer(text):
         other = posixpath.normpath(posixpath.join(posixpath.dirname(docname), match["role"] or match["option"]))
         other = other.removesuffix(".md").removesuffix(".ipynb")
-        if other != docname and other not in found:
-            found.append(other)
+        if other != docname and other not in found and _is_page(root, other):
+            found.append(other)  # one that is not a page is the build's to report, at the role
     return found
+
+
+def _is_page(root: Path, docname: str) -> bool:
+    try:
+        return bool(page_file(root, docname))
+    except ValueError:
+        return False
