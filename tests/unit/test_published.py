@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import types
+import warnings
 from pathlib import Path
 from unittest import mock
 
@@ -757,3 +758,10 @@ def test_the_notebook_a_reader_downloads_is_the_page_s_cells_and_shown_outputs_i
     assert kept.cells[1].metadata["tags"] == ["hide-input"]
     assert [output.data for output in kept.cells[1].outputs] == [{"text/html": "<b>bold</b>"}]
     assert kept.metadata == {"kernelspec": downloads.KERNELSPEC, "mystnb": metadata["mystnb"]}
+    # A notebook of format 4.4 (JAX's older .ipynb pages) has cells without ids: written as 4.4, it is valid.
+    older = v4.new_notebook(cells=[v4.new_code_cell("x = 1")], metadata=metadata)
+    older.nbformat_minor = 4
+    del older.cells[0]["id"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nbformat's MissingIDFieldWarning, printed in the middle of a build
+        nbformat.validate(downloads.reader_notebook(older))

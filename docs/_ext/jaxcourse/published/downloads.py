@@ -162,6 +162,8 @@ def reader_notebook(notebook: NotebookNode) -> NotebookNode:
     records or the build machine's paths, so that it runs in a reader's own Python 3 kernel.
     """
     kept = nbformat.v4.new_notebook(metadata=copy.deepcopy(notebook.metadata))
+    # A notebook of format 4.4 (older JAX notebooks) has cells without ids, which 4.5 requires: keep its format.
+    kept.nbformat_minor = notebook.get("nbformat_minor", kept.nbformat_minor)
     for key in (METADATA_KEY, "source_map"):
         kept.metadata.pop(key, None)
     kept.metadata["kernelspec"] = KERNELSPEC
