@@ -678,27 +678,20 @@ def port_page(page: Page, site: Site, source_docs: Path, image_alt: str | None) 
             notebook.metadata.setdefault("mystnb", {})["render_image_options"] = {"alt": image_alt}
         nbformat.write(notebook, page.dest)
     else:
-        text = porter.port(page.source.read_text(encoding="utf-8"), _line)
-        page.dest.write_text(_front_matter(text, image_alt), encoding="utf-8")
+        written = page.source.read_text(encoding="utf-8")
+        page.dest.write_text(_front_matter(porter.port(written, _line), image_alt), encoding="utf-8")
+        try:
+            notebook = read_myst_markdown_notebook(written)
+        except MystMetadataParsingError:  # its cells are the build's to report, where they stand
+            notebook = nbformat.v4.new_notebook()
     # A file the code reads beside the page (Image("images/fish.png")) comes with it, to the same relative path.
-    for relative, path in files_named_beside(page.source.parent, _code(page.source)).items():
+    code = [cell.source for cell in notebook.cells if cell.cell_type == "code"]
+    for relative, path in files_named_beside(page.source.parent, code).items():
         copy = page.dest.parent / relative
         copy.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, copy)
         page.copied.append(copy)
         porter.note("code", "file", f"copied {relative}, which the page's code reads")
-
-
-def _code(path: Path) -> list[str]:
-    """The source of each code cell of a page (none for a page that is not a notebook)."""
-    if path.suffix == ".ipynb":
-        notebook = nbformat.read(path, as_version=4)
-    else:
-        try:
-            notebook = read_myst_markdown_notebook(path.read_text(encoding="utf-8"))
-        except MystMetadataParsingError:
-            return []
-    return [cell.source for cell in notebook.cells if cell.cell_type == "code"]
 
 
 def _texts(path: Path) -> list[str]:
