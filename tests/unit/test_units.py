@@ -616,6 +616,23 @@ def test_preformatted_text_objects_and_inline_images_are_ported_as_what_a_reader
     assert f"line 18: saved data:image/png ({length} characters) as images/{saved}" in notes
 
 
+def test_raw_html_attributes_without_quotes_are_read_as_html_reads_them(tmp_path):
+    """As orbax's optimized_checkpointing guide writes its benchmark charts: '<img src=https://...png>'."""
+    from jaxcourse.tools import port
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "plain.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg"/>', encoding="utf-8")
+    (tmp_path / "docs" / "page.md").write_text(
+        "<img src=https://x.example/save.png alt=Saving>\n\n"
+        "See <a href=other.md>the other page</a>.\n\n<object data=plain.svg>A square.</object>\n",
+        encoding="utf-8",
+    )
+    (page,) = port.port(tmp_path / "docs", tmp_path / "ported", ["page"])
+    assert page.dest.read_text(encoding="utf-8").split("---\n", 2)[2] == (
+        "[image: Saving](https://x.example/save.png)\n\nSee the other page.\n\n![A square.](images/plain.svg)\n"
+    )
+
+
 def test_an_image_directive_whose_image_cannot_come_is_left_for_its_author_and_said_so(tmp_path):
     from jaxcourse.tools import port
 

@@ -79,8 +79,10 @@ _OPTION_LINE = re.compile(r"^\s*:[\w-]+:")
 #: Directives whose body is not MyST (code, math, other markup): ported as nothing, like a code block.
 _LITERAL_DIRECTIVES = {"code-cell", "code-block", "code", "sourcecode", "math", "raw", "eval-rst", "literalinclude"}
 _HTML_IMG = re.compile(r"<img\b(?P<attributes>[^>]*)>", re.I)
-_HTML_ATTRIBUTE = re.compile(r"(?P<name>[a-z-]+)\s*=\s*(?P<quote>[\"'])(?P<value>.*?)(?P=quote)", re.I | re.S)
-_HTML_LINK = re.compile(r"<a\b[^>]*\bhref\s*=\s*([\"'])(?P<href>.*?)\1[^>]*>(?P<text>.*?)</a\s*>", re.I | re.S)
+#: An attribute's value, quoted or not: HTML reads '<img src=https://x/a.png>' as well as 'src="..."'.
+_VALUE = r"(?:\"[^\"]*\"|'[^']*'|[^\s\"'=<>`]+)"
+_HTML_ATTRIBUTE = re.compile(rf"(?P<name>[a-z-]+)\s*=\s*(?P<value>{_VALUE})", re.I)
+_HTML_LINK = re.compile(rf"<a\b[^>]*\bhref\s*=\s*(?P<href>{_VALUE})[^>]*>(?P<text>.*?)</a\s*>", re.I | re.S)
 _HTML_ANCHOR = re.compile(r"<a\b[^>]*\b(?:name|id)\s*=\s*([\"'])[^\"']*\1[^>]*>\s*</a\s*>", re.I)
 _HTML_EMPHASIS = {"b": "**", "strong": "**", "i": "*", "em": "*"}
 #: Tags that stand between words ('8 (F32)<br>16 (BF16)' in a table cell): dropped, they leave a space.
@@ -96,9 +98,7 @@ _LINK_CLOSE_AT_LINE_START = re.compile(r"^[^\[\]`]*\]\(")
 _PRE_OPEN = re.compile(r"^\s*<pre\b[^>]*>", re.I)
 _PRE_CLOSE = re.compile(r"</pre\s*>", re.I)
 #: An SVG embedded with '<object data="x.svg">fallback words</object>', over several lines.
-_HTML_OBJECT = re.compile(
-    r"<object\b[^>]*\bdata\s*=\s*([\"'])(?P<src>[^\"']+)\1[^>]*>(?P<text>.*?)</object\s*>", re.I | re.S
-)
+_HTML_OBJECT = re.compile(rf"<object\b[^>]*\bdata\s*=\s*(?P<src>{_VALUE})[^>]*>(?P<text>.*?)</object\s*>", re.I | re.S)
 #: The inline images a page may hold as data: addresses, and the file suffix each is saved with.
 _DATA_IMAGE = re.compile(r"^data:image/(?P<kind>png|jpeg|gif|webp|svg\+xml);base64,(?P<data>.+)$", re.S)
 _IMAGE_SUFFIX = {"png": ".png", "jpeg": ".jpg", "gif": ".gif", "webp": ".webp", "svg+xml": ".svg"}
@@ -365,12 +365,14 @@ class Porter:
         """MyST for the raw HTML on one line: images, links and emphasis converted, other tags dropped."""
 
         def image(match: re.Match) -> str:
-            attributes = {m["name"].lower(): m["value"] for m in _HTML_ATTRIBUTE.finditer(match["attributes"])}
+            attributes = {
+                m["name"].lower(): _unquoted(m["value"]) for m in _HTML_ATTRIBUTE.finditer(match["attributes"])
+            }
             return f"![{attributes.get('alt', '')}]({attributes.get('src', '')})"
 
         def convert(text: str) -> str:
             text = _HTML_IMG.sub(image, text)
-            text = _HTML_LINK.sub(lambda m: f"[{_HTML_TAG.sub('', m['text']).strip()}]({m['href']})", text)
+            text = _HTML_LINK.sub(lambda m: f"[{_HTML_TAG.sub('', m['text']).strip()}]({_unquoted(m['href'])})", text)
             text = _HTML_ANCHOR.sub("", text)
 
             def tag(m: re.Match) -> str:
@@ -550,13 +552,13 @@ class Porter:
         index = text.count("\n", 0, match.start())
         if index + 1 not in raw_lines:  # in a code block: an example of HTML
             return match[0]
-        words = " ".join(_HTML_TAG.sub("", match["text"]).split())
-        source = self.source_file(match["src"])
+        words, src = " ".join(_HTML_TAG.sub("", match["text"]).split()), _unquoted(match["src"])
+        source = self.source_file(src)
         drawn_by_script = source and source.suffix == ".svg" and "<script" in source.read_text(encoding="utf-8")
         # The site runs no script: the words the author wrote for a reader without scripts stay in its place.
-        shown = words if drawn_by_script else f"![{words}]({match['src']})"
+        shown = words if drawn_by_script else f"![{words}]({src})"
         became = ", drawn by a script, became its words" if drawn_by_script else " became an image"
-        self.note(where_of(index), "raw HTML", f"<object data={match['src']!r}>{became}")
+        self.note(where_of(index), "raw HTML", f"<object data={src!r}>{became}")
         return shown + "\n" * match[0].count("\n")  # the lines after it keep their numbers
 
     def _outside_code(self, line: str, where: str) -> str:
@@ -626,6 +628,11 @@ def _front_matter(text: str, image_alt: str | None) -> str:
         # myst-nb's per-page image options: the alt text of every image the page's cells display.
         added += f"mystnb:\n  render_image_options:\n    alt: {json.dumps(image_alt)}\n"
     return "---\n" + added + text[len("---\n") :]
+
+
+def _unquoted(value: str) -> str:
+    """An HTML attribute's value without the quotes it may be written in."""
+    return value[1:-1] if value[:1] in ("'", '"') else value
 
 
 def _link_key(name: str) -> str:
