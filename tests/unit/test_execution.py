@@ -134,6 +134,24 @@ def test_an_error_that_looks_intended_is_reported_with_how_to_show_it(tmp_path):
     assert "tag it raises-exception" in failures.how_to_show(notebook_page, "ValueError")
 
 
+def test_an_import_of_a_package_the_site_does_not_install_says_where_packages_are_added(tmp_path):
+    """As optax's gradient accumulation example imports flax, whose prose talks of errors: no raises hint."""
+    source = "import jax\nfrom jaxcourse_no_such_package import nnx"
+    missing = error(2, "ModuleNotFoundError", "No module named 'jaxcourse_no_such_package'", 2)
+    kernel = record.KernelRecord(cells=[cell(2, source, 20)], errors=[missing])
+    page = make_page("---\nkernelspec: {name: python3}\n---\n# T\n\nIt fails.\n\n" + code_cell(source), docname="p")
+    _, ((line, _, message),) = report_run(app_at(tmp_path), page, ExecutedRun(), kernel, {"succeeded": False})
+    assert line == 22
+    assert message == (
+        "cell failed: ModuleNotFoundError: No module named 'jaxcourse_no_such_package'. jaxcourse_no_such_package "
+        "is not among the site's packages: every page runs on exactly requirements.txt; a package the page needs "
+        "goes in requirements.in (then `nox -s lock`)"
+    )
+    # A module missing from a package the site has is a mistake of the page's, which the lock cannot mend.
+    assert failures.missing_package(error(2, "ModuleNotFoundError", "No module named 'jax.no_such_module'", 1)) is None
+    assert failures.missing_package(error(2, "ImportError", "cannot import name 'x' from 'jax'", 1)) is None
+
+
 def test_every_problem_of_a_run_that_finished_is_reported_at_its_cell(tmp_path):
     page = make_page(LESSON)
     page.problems = [frontmatter.Problem(3, "the reader and myst-nb disagree")]

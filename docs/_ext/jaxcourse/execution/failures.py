@@ -7,6 +7,7 @@ recorded where each cell's code starts.
 from __future__ import annotations
 
 import ast
+import importlib.util
 import re
 from pathlib import Path
 
@@ -147,6 +148,11 @@ def _report_failed_cell(app: Sphinx, page: pages.Page, kernel: record.KernelReco
         if statement:
             detail = summary.removeprefix("AssertionError").removeprefix(":").strip()
             summary = f'AssertionError at "{statement}"' + (f": {detail}" if detail else "")
+        elif package := missing_package(error):
+            summary = (
+                f"{summary}. {package} is not among the site's packages: every page runs on exactly "
+                "requirements.txt; a package the page needs goes in requirements.in (then `nox -s lock`)"
+            )
         elif cell and looks_intended(cell.source, error, _prose_before(page, cell.line)):
             summary = f"{summary.rstrip('.')}. {how_to_show(page, error.ename)}"
     else:
@@ -161,6 +167,17 @@ def _report_failed_cell(app: Sphinx, page: pages.Page, kernel: record.KernelReco
         cell = kernel.cell(index)
         line = cell.line_of(error.line_in_cell if error is not None else None) if cell else 1
     report(page.docname, line, f"cell failed: {summary}{where}")
+
+
+def missing_package(error: record.CellError) -> str | None:
+    """The package an import failed to find because the site does not install it (flax), if that is the error.
+
+    A module missing from an installed package ('jax.no_such_module') is the page's mistake, not the lock's.
+    """
+    named = re.search(r"No module named '([\w.]+)'", error.summary) if error.ename == "ModuleNotFoundError" else None
+    package = named[1].split(".")[0] if named else None
+    # The kernel runs in the build's own environment: what it cannot find, the build cannot either.
+    return package if package and importlib.util.find_spec(package) is None else None
 
 
 def headline(summary: str) -> str:
