@@ -203,6 +203,22 @@ def test_an_svg_a_page_shows_that_could_run_script_fails_at_its_line_and_leaves_
     assert [image["uri"] for image in document.findall(nodes.image)] == ["figures/good.svg", "figures/none.svg"]
 
 
+def test_an_image_that_names_no_file_fails_at_its_line_and_leaves_the_page(tmp_path):
+    """'![a chart]()': Sphinx makes the address that of the page's folder, and would only warn, unlocated."""
+    (tmp_path / "docs" / "images").mkdir(parents=True)
+    (tmp_path / "docs" / "images" / "chart.png").write_bytes(b"\x89PNG")
+    document, images = page_with_images("docs", "docs/images", "docs/images/chart.png")
+    app = types.SimpleNamespace(env=types.SimpleNamespace(docname="docs/page"), srcdir=str(tmp_path))
+    with errors_reported() as error:
+        publishcheck.check_shown_images(app, document)
+    places, messages = located_calls(error)
+    assert places == [("docs/page", 5, "image"), ("docs/page", 6, "image")]
+    assert messages[0] == (
+        "this image names no file (its address is empty, or a folder): give it the path of the image file"
+    )
+    assert [image["uri"] for image in document.findall(nodes.image)] == ["docs/images/chart.png"]
+
+
 def test_every_published_svg_is_checked_and_named_by_the_source_it_was_copied_from(tmp_path):
     outdir, srcdir = tmp_path / "html", tmp_path / "src"
     (outdir / "_images").mkdir(parents=True)

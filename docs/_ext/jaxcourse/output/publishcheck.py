@@ -1,9 +1,9 @@
 """No image the site publishes loads from outside, and no SVG can run script: checked where used, and at the end.
 
 SVG outputs are cleaned as they are rendered, but Sphinx copies the lessons' figures, and any image a page
-references, into the site as they are. So at ``doctree-read`` an image with another site's address, or an SVG
-file a page shows that ``jaxcourse.output.safesvg`` finds unsafe, fails the build at its line; at
-``build-finished`` every ``.svg`` under the output folder is read the same way.
+references, into the site as they are. So at ``doctree-read`` an image with another site's address, one that
+names no file, or an SVG file a page shows that ``jaxcourse.output.safesvg`` finds unsafe, fails the build at its
+line; at ``build-finished`` every ``.svg`` under the output folder is read the same way.
 """
 
 from __future__ import annotations
@@ -37,9 +37,10 @@ def node_line(node: nodes.Element) -> int:
 
 
 def check_shown_images(app: Sphinx, doctree: nodes.document) -> None:
-    """At doctree-read: no image loads from outside the site, and every SVG file a page shows is safe.
+    """At doctree-read: no image loads from outside the site or names no file, and every SVG file a page shows
+    is safe.
 
-    Either fails the build at the line that shows the image, and the image is left out of the page.
+    Each fails the build at the line that shows the image, and the image is left out of the page.
     """
     for node in list(doctree.findall(nodes.image)):
         uri = node.get("uri", "")
@@ -53,9 +54,20 @@ def check_shown_images(app: Sphinx, doctree: nodes.document) -> None:
             )
             node.parent.remove(node)
             continue
-        if not uri.lower().endswith(".svg") or uri.startswith("data:"):
+        if uri.startswith("data:"):
             continue
         path = Path(app.srcdir, uri)  # Sphinx has made it relative to the source folder by now
+        if path.is_dir():  # '![a chart]()': Sphinx would only warn, unlocated, that it cannot copy the folder
+            report(
+                app.env.docname,
+                node_line(node),
+                "this image names no file (its address is empty, or a folder): give it the path of the image file",
+                subtype="image",
+            )
+            node.parent.remove(node)
+            continue
+        if not uri.lower().endswith(".svg"):
+            continue
         if path.is_file() and (found := _svg_problems(path)):
             report(
                 app.env.docname,
