@@ -206,6 +206,8 @@ def test_an_ipynb_page_runs_its_cells_and_shows_them(site):
 def test_stderr_on_a_page_from_elsewhere_is_shown_and_listed_as_a_warning(site):
     guide = site.html("docs/ported/guide.html").select_one("article").get_text()
     assert "this guide warns on purpose" in guide and "warned" in guide
+    # The warning names the cell as an error does, not the file ipykernel compiled it to on this machine.
+    assert "<cell>:3: UserWarning: this guide warns on purpose" in guide and "ipykernel_" not in guide
     rows = json.loads((site.outdir / "execution.json").read_text(encoding="utf-8"))
     (warning,) = rows["docs/ported/guide"]["warnings"]
     assert "UserWarning: this guide warns on purpose" in warning["stderr"]
@@ -305,6 +307,8 @@ def test_the_notebook_nb_download_offers_is_the_page_s_without_the_build_s_cells
     assert "jaxcourse" not in text and str(site.srcdir) not in text and "source_map" not in text
     (warned,) = [cell for cell in notebook.cells if "warnings.warn" in cell.source]
     assert [output.get("text") for output in warned.outputs if output.get("name") == "stdout"] == ["warned\n"]
+    (stderr,) = [output.text for output in warned.outputs if output.get("name") == "stderr"]
+    assert stderr.startswith("<cell>:3: UserWarning: this guide warns on purpose")
 
 
 def test_a_labelled_equation_is_numbered_and_referenced_by_its_number(site):

@@ -230,6 +230,20 @@ def test_a_display_records_its_text_form():
     assert render.output_size(nbformat.v4.new_output("stream", name="stdout", text="é" * 10)) == 20
 
 
+def test_a_stream_names_installed_code_and_cells_by_placeholder_and_keeps_paths_a_page_chose():
+    """A warning names the file that issued it (orbax's, under this machine's site-packages); a page's own
+    checkpoint folder under /tmp is what its code chose, and reads as written."""
+    import site
+    import tempfile
+
+    installed = site.getsitepackages()[0]
+    cell_file = f"{tempfile.gettempdir()}/ipykernel_4242/123456.py"
+    text = f"{installed}/orbax/handlers.py:1027: UserWarning: x\n{cell_file}:3: UserWarning: y\nsaved /tmp/ckpt/0\n"
+    assert render.shown_stream(text) == (
+        "<site-packages>/orbax/handlers.py:1027: UserWarning: x\n<cell>:3: UserWarning: y\nsaved /tmp/ckpt/0\n"
+    )
+
+
 # --- change diffing ----------------------------------------------------------------------------------------------
 
 

@@ -39,28 +39,37 @@ REFUSED = {"application/javascript": "a JavaScript output", WIDGET_VIEW: "a widg
 OUTPUT_MARK = "jaxcourse_sanitized_output"
 
 
-def _machine_paths() -> list[tuple[re.Pattern, str]]:
-    """Paths that name this machine, most specific first, and what a page shows instead."""
-    replacements = [
-        # ipykernel compiles each cell to <tmp>/ipykernel_<pid>/<hash>.py.
-        (re.compile(re.escape(tempfile.gettempdir()) + r"/ipykernel_\d+/\d+\.py"), "<cell>"),
-    ]
+def _machine_paths() -> tuple[list[tuple[re.Pattern, str]], list[tuple[re.Pattern, str]]]:
+    """Paths that name this machine, and what a page shows instead: where code lives (a cell's compiled file,
+    the installed packages), then the build's own folders, most specific first."""
+    # ipykernel compiles each cell to <tmp>/ipykernel_<pid>/<hash>.py.
+    code = [(re.compile(re.escape(tempfile.gettempdir()) + r"/ipykernel_\d+/\d+\.py"), "<cell>")]
     for folder in {*site.getsitepackages(), site.getusersitepackages()}:
-        replacements.append((re.compile(re.escape(folder.rstrip(os.sep)) + re.escape(os.sep)), "<site-packages>/"))
+        code.append((re.compile(re.escape(folder.rstrip(os.sep)) + re.escape(os.sep)), "<site-packages>/"))
+    folders = []
     for folder in {sys.prefix, sys.base_prefix, os.getcwd(), os.path.expanduser("~"), tempfile.gettempdir()}:
         if len(folder) > 1:
-            replacements.append((re.compile(re.escape(folder.rstrip(os.sep)) + r"(?=[/\s:'\"]|$)"), "<build>"))
-    return replacements
+            folders.append((re.compile(re.escape(folder.rstrip(os.sep)) + r"(?=[/\s:'\"]|$)"), "<build>"))
+    return code, folders
 
 
-_MACHINE_PATHS = _machine_paths()
+_CODE_PATHS, _BUILD_FOLDERS = _machine_paths()
 
 
-def without_machine_paths(text: str) -> str:
-    """``text`` with this machine's folders replaced by placeholders such as ``<cell>``."""
-    for pattern, replacement in _MACHINE_PATHS:
+def without_machine_paths(text: str, *, folders: bool = True) -> str:
+    """``text`` with this machine's paths replaced by placeholders such as ``<cell>``.
+
+    Without ``folders``, only where code lives is replaced: what a cell prints may name a path of its own
+    choosing under the build's folders (orbax saves to ``/tmp/ckpt``), which must read as it was written.
+    """
+    for pattern, replacement in _CODE_PATHS + (_BUILD_FOLDERS if folders else []):
         text = pattern.sub(replacement, text)
     return text
+
+
+def shown_stream(text: str) -> str:
+    """A stream output's text as the page shows it: a warning names its file as '<site-packages>/jax/...'."""
+    return without_machine_paths(text, folders=False)
 
 
 def error_line(output: NotebookNode) -> str:
@@ -157,12 +166,14 @@ class CourseRenderer(NbElementRenderer):
     def render_stdout(self, output, cell_metadata: dict[str, Any], cell_index: int, source_line: int):
         if (placeholder := self._over_limit(cell_index, output)) is not None:
             return placeholder
+        output = NotebookNode({**output, "text": shown_stream(output["text"])})
         self._keep(cell_index, "stdout", output["text"])
         return super().render_stdout(output, cell_metadata, cell_index, source_line)
 
     def render_stderr(self, output, cell_metadata: dict[str, Any], cell_index: int, source_line: int):
         if (placeholder := self._over_limit(cell_index, output)) is not None:
             return placeholder
+        output = NotebookNode({**output, "text": shown_stream(output["text"])})
         self._keep(cell_index, "stderr", output["text"])
         return super().render_stderr(output, cell_metadata, cell_index, source_line)
 

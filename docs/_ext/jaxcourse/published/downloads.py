@@ -25,7 +25,7 @@ from sphinx.application import Sphinx
 
 from ..execution import record
 from ..output import safesvg, sanitize
-from ..output.render import REFUSED, ExecutedRun, error_line, strip_ansi, without_machine_paths
+from ..output.render import REFUSED, ExecutedRun, error_line, shown_stream, strip_ansi, without_machine_paths
 from ..runtime import DEVICE_COUNT_FLAG, RECORD_MIME
 from ..source import exercisechecks, notebookmarkdown, pages
 from ..source.reader import METADATA_KEY, SETUP_TAG, VERDICT_TAG
@@ -112,7 +112,9 @@ def _outputs(cell: NotebookNode) -> list[NotebookNode]:
         kind = output.get("output_type")
         if kind == "stream":
             if f"remove-{output.get('name')}" not in tags:
-                outputs.append(nbformat.v4.new_output("stream", name=output["name"], text=strip_ansi(output["text"])))
+                outputs.append(
+                    nbformat.v4.new_output("stream", name=output["name"], text=strip_ansi(shown_stream(output["text"])))
+                )
         elif kind == "error":
             outputs.append(
                 nbformat.v4.new_output(
