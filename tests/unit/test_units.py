@@ -460,7 +460,7 @@ def test_a_jupyter_book_lecture_brings_its_includes_and_loses_its_raw_html_and_i
         "                <img src='https://qe.example/logo.svg' alt='The logo'>\n        </a>\n</div>\n```\n\n"
         "```{include} _admonition/gpu.md\n```\n\n```{include} ../outside.md\n```\n\n"
         "See [the images guide](inv:myst#syntax/images) and [](inv:myst:std:label#syntax/math).\n"
-        "As in {cite}`Are08`, and {cite:p}`Are08,Hop92`.\n",
+        "As in {cite}`Are08`, and {cite:p}`Are08,Hop92`. More in {doc}`jax:automatic_differentiation`.\n",
         encoding="utf-8",
     )
     (tmp_path / "outside.md").write_text("Outside.\n", encoding="utf-8")
@@ -468,7 +468,10 @@ def test_a_jupyter_book_lecture_brings_its_includes_and_loses_its_raw_html_and_i
     ported = page.dest.read_text(encoding="utf-8").split("---\n", 2)[2]
     assert "<" not in ported and "{raw}" not in ported
     assert "\n[image: The logo](https://qe.example/logo.svg)\n" in ported  # no longer indented: not a code block
-    assert "See the images guide and syntax/math.\nAs in [Are08], and [Are08, Hop92].\n" in ported
+    assert (
+        "See the images guide and syntax/math.\nAs in [Are08], and [Are08, Hop92]. More in automatic differentiation.\n"
+        in ported
+    )
     included = page.dest.parent / "_admonition" / "gpu.md"
     assert included.read_text(encoding="utf-8") == "```{admonition} GPU\nSee elsewhere.\n```\n"
     assert not (tmp_path / "site" / "docs" / "outside.md").exists()

@@ -225,7 +225,8 @@ def plain(role: str, body: str) -> str:
         return explicit["text"]
     target = body.strip()
     if role in ("doc", "ref"):
-        name = target.rsplit("/", 1)[-1] if role == "doc" else target
+        # A page's name, without its folders or the inventory an intersphinx reference names ({doc}`jax:autodiff`).
+        name = target.rsplit("/", 1)[-1].rsplit(":", 1)[-1] if role == "doc" else target
         return name.replace("_", " ").replace("-", " ")
     return target.lstrip("~")
 
