@@ -2,7 +2,8 @@
 
 The accessibility fixes of each page's HTML (``accessibility``), the JAX API links of the Python roles
 (``apilinks``), the lines of inline nodes (``inlinelines``), the images a page may show and the SVG the site
-may publish (``publishcheck``), and pages no table of contents reaches (``toctree``).
+may publish (``publishcheck``), the raw HTML a page's text may not bring (``rawhtml``), and pages no table of
+contents reaches (``toctree``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from docutils import nodes
 from docutils.frontend import get_default_settings
 from docutils.parsers.rst import Parser
 from docutils.utils import new_document
-from jaxcourse.output import accessibility, apilinks, inlinelines, publishcheck, toctree
+from jaxcourse.output import accessibility, apilinks, inlinelines, publishcheck, rawhtml, toctree
 from jaxcourse.source import located
 from sphinx import addnodes
 
@@ -217,6 +218,25 @@ def test_an_image_that_names_no_file_fails_at_its_line_and_leaves_the_page(tmp_p
         "this image names no file (its address is empty, or a folder): give it the path of the image file"
     )
     assert [image["uri"] for image in document.findall(nodes.image)] == ["docs/images/chart.png"]
+
+
+def test_raw_markup_for_another_builder_is_dropped_without_a_word_and_raw_html_is_refused():
+    """QuantEcon's lectures open with a '{raw} jupyter' banner, which Sphinx's HTML writer never writes."""
+    document = new_doc()
+    for line, (formats, text) in enumerate([("jupyter", "<div>banner</div>"), ("latex", "\\newpage"), ("html", "<b>")]):
+        paragraph = nodes.paragraph()
+        paragraph.line = 3 + line
+        paragraph += nodes.raw(text=text, format=formats)
+        document += paragraph
+    app = types.SimpleNamespace(env=types.SimpleNamespace(docname="docs/lecture"))
+    with errors_reported() as error:
+        rawhtml.refuse_in_doctree(app, document)
+    places, messages = located_calls(error)
+    assert places == [("docs/lecture", 5, "raw-html")] and messages[0].startswith("raw HTML '<b>'")
+    assert not list(document.findall(nodes.raw))
+    # The checker agrees: only a raw block an HTML page would show is reported.
+    source = "```{raw} jupyter\n<div>banner</div>\n```\n\n```{raw} html\n<b>x</b>\n```\n"
+    assert [(found.line, found.snippet) for found in rawhtml.find(source)] == [(5, "{raw} html")]
 
 
 def test_every_published_svg_is_checked_and_named_by_the_source_it_was_copied_from(tmp_path):

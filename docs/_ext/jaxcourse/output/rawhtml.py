@@ -70,6 +70,12 @@ def message(snippet: str) -> str:
     return f"{what} in the page's text is not published (prose is input, as outputs are): {hint}"
 
 
+def publishes_html(formats: str) -> bool:
+    """Whether a raw block for these formats reaches an HTML page: ``{raw} jupyter`` or ``{raw} latex`` never does
+    (Sphinx's HTML writer skips it), as QuantEcon's notebook banners are written."""
+    return "html" in formats.lower().split() or not formats.strip()
+
+
 def is_comment(html: str) -> bool:
     """Whether raw HTML is nothing but comments, which a browser never shows or runs."""
     return bool(_ONLY_COMMENTS.match(html))
@@ -102,7 +108,9 @@ def _spans(text: str, first_line: int = 1) -> list[tuple[int, int, str]]:
                     offset += child.content.count("\n")
         elif token.type in ("fence", "colon_fence") and (directive := DIRECTIVE.match(token.info.strip())):
             if directive["name"] == "raw":
-                found.append((line, last, "{raw} " + token.info.strip()[len("{raw}") :].strip()))
+                formats = token.info.strip()[len("{raw}") :].strip()
+                if publishes_html(formats):
+                    found.append((line, last, f"{{raw}} {formats}"))
             elif directive["name"] != "code-cell":
                 # A directive's body is MyST too (an admonition, an exercise): look inside, at its lines.
                 body = token.content.splitlines()
@@ -143,8 +151,8 @@ def refuse_in_doctree(app, doctree: nodes.document) -> None:
     for node in list(doctree.findall(nodes.raw)):
         if node.get(OUTPUT_MARK):
             continue
-        if is_comment(node.astext()):
-            node.parent.remove(node)
+        if is_comment(node.astext()) or not publishes_html(node.get("format", "")):
+            node.parent.remove(node)  # nothing a reader sees, or for another builder
             continue
         if (line := node_line(node)) not in reported:  # '<b>' and '</b>' on one line: one message
             reported.add(line)
