@@ -533,6 +533,15 @@ def test_a_link_whose_words_wrap_onto_the_next_line_is_ported_like_one_on_a_sing
     ]
 
 
+def test_a_role_whose_body_wraps_onto_the_next_line_is_ported_like_one_on_a_single_line():
+    """As QuantEcon's jax_intro writes it: '{ref}`a Monte' at the end of a line, 'Carlo example <numba_ex4>`.' next."""
+    from jaxcourse.tools import port
+
+    page = "Try {ref}`a Monte\nCarlo example <numba_ex4>` and {ref}`this\none <kept>`, with `code` between.\n"
+    ported = port.port_text(page, {"kept"}, set()).split("---\n", 2)[2]
+    assert ported == "Try a Monte\nCarlo example and {ref}`this\none <kept>`, with `code` between.\n"
+
+
 def test_a_toctree_keeps_the_pages_ported_with_it_and_loses_the_others(tmp_path):
     """As advanced_autodiff.md lists its pages: an entry for a page not ported would fail the build."""
     from jaxcourse.tools import port

@@ -94,6 +94,9 @@ _TAG_OPEN_AT_LINE_END = re.compile(r"</?[a-z][a-z0-9]*\b[^<>`]*$", re.I)
 #: A link whose words wrap: '[XProf' ends one line and 'profiling](xprof-profiling)' opens the next.
 _LINK_OPEN_AT_LINE_END = re.compile(r"(?<![!\]])\[[^\[\]`]*$")
 _LINK_CLOSE_AT_LINE_START = re.compile(r"^[^\[\]`]*\]\(")
+#: A role whose body wraps: '{ref}`a Monte' ends one line and 'Carlo example <numba_ex4>`.' opens the next.
+_ROLE_OPEN_AT_LINE_END = re.compile(r"\{[a-z][a-z:-]*\}`[^`]*$")
+_ROLE_CLOSE_AT_LINE_START = re.compile(r"^[^`]*`")
 #: A preformatted block, '<pre>' to '</pre>': its lines are code, not MyST ('# Itr 1' is no heading).
 _PRE_OPEN = re.compile(r"^\s*<pre\b[^>]*>", re.I)
 _PRE_CLOSE = re.compile(r"</pre\s*>", re.I)
@@ -436,9 +439,11 @@ class Porter:
             if toctree and directives[-1] == toctree:
                 out.append(self._toctree_entry(line, where))
                 continue
-            if ({index + 1, index + 2} <= raw_lines and _TAG_OPEN_AT_LINE_END.search(line)) or (
-                _LINK_OPEN_AT_LINE_END.search(line)
-                and _LINK_CLOSE_AT_LINE_START.match("".join(lines[index + 1 : index + 2]))
+            following = "".join(lines[index + 1 : index + 2])
+            if (
+                ({index + 1, index + 2} <= raw_lines and _TAG_OPEN_AT_LINE_END.search(line))
+                or (_LINK_OPEN_AT_LINE_END.search(line) and _LINK_CLOSE_AT_LINE_START.match(following))
+                or (_ROLE_OPEN_AT_LINE_END.search(line) and _ROLE_CLOSE_AT_LINE_START.match(following))
             ):
                 open_tag = line
                 continue
