@@ -137,6 +137,31 @@ def test_a_one_page_build_runs_the_pages_it_pastes_glued_values_from(tmp_path):
     assert result.stdout.startswith("docs/pasting: its cells ran in ")
 
 
+def test_a_one_page_build_resolves_references_to_the_figures_exercises_and_equations_of_pages_left_out(tmp_path):
+    """As QuantEcon's numpy lecture points at an exercise of python_essentials: the whole build resolves it, so a
+    build of the one page must too."""
+    srcdir = make_site(tmp_path)
+    front = GLUED_PAGE[: GLUED_PAGE.index("# A page")]
+    (srcdir / "docs" / "essentials.md").write_text(
+        front + "# Essentials\n\n$$\na = 1\n$$ (first-eq)\n\n```{math}\n:label: second-eq\nb = 2\n```\n\n"
+        "````{exercise} Evaluate a polynomial\n:label: poly-exercise\n\nWrite it.\n\n"
+        "```{figure} ../figures/none.svg\n:name: poly-figure\n:alt: Nothing.\n\nA caption.\n```\n````\n\n"
+        "```{code-cell}\nprint('not run by this build')\n```\n",
+        encoding="utf-8",
+    )
+    (srcdir / "docs" / "numpy.md").write_text(
+        front + "# NumPy\n\n```{code-cell}\nprint('here')\n```\n\n"
+        "See {ref}`poly-exercise`, {ref}`the figure <poly-figure>` and {eq}`second-eq`.\n",
+        encoding="utf-8",
+    )
+    site = tmp_path / "_build" / "html"
+    result = publish(srcdir, site, "--lesson", "docs/numpy.md")
+    assert result.returncode == 0, result.stderr
+    page = (site / "docs" / "numpy.html").read_text(encoding="utf-8")
+    assert 'href="essentials.html#poly-exercise"' in page and 'href="essentials.html#poly-figure"' in page
+    assert "Evaluate a polynomial" in page and 'href="essentials.html#equation-second-eq">(2)</a>' in page
+
+
 # ------------------------------------------------------------------ a kill during the swap
 
 

@@ -412,6 +412,23 @@ def test_a_stub_keeps_the_lesson_title_else_the_first_heading_else_the_file_name
     )
 
 
+def test_a_stub_keeps_what_links_point_at_labelled_directives_and_equations_too():
+    text = (
+        "# Page\n\n(intro)=\n## Intro\n\n$$\na = 1\n$$ (first-eq)\n\n````{exercise} Evaluate it\n:label: ex-1\n\n"
+        "```{figure} x.svg\n:name: fig-x\n:alt: X.\n```\n````\n\n```{code-cell}\n:name: cell\nx = 1\n```\n"
+    )
+    assert pagesource.outline(text) == [
+        "# Page",
+        "(intro)=",
+        "## Intro",
+        "$$\na = 1\n$$ (first-eq)",
+        "(ex-1)=",
+        "```{rubric} Evaluate it\n```",
+        "(fig-x)=",
+        "```{rubric} fig-x\n```",
+    ]
+
+
 def test_pages_read_under_another_environment_are_read_again(tmp_path):
     app = types.SimpleNamespace(srcdir=str(tmp_path), config=types.SimpleNamespace(course_environment_files=[]))
     current = pagesource.current_fingerprint(app)

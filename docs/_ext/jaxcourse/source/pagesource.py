@@ -167,15 +167,38 @@ def stub(text: str, path: Path, why: str, *, keep_outline: bool = False) -> str:
 
 
 def outline(text: str) -> list[str]:
-    """The label targets and headings of a page's markdown, in order: what a link to the page points at."""
+    """What a link to a page points at, in order: its label targets and headings, each labelled directive (a
+    figure, an exercise) as a titled rubric, and each labelled equation as it is written, so {eq} numbers it
+    as the whole build does."""
     lines = text.splitlines()
-    tokens = lessonsource.block_parser().parse("\n".join(lines[frontmatter.front_matter_end(lines) :]) + "\n")
+    return _outline("\n".join(lines[frontmatter.front_matter_end(lines) :]))
+
+
+def _outline(text: str) -> list[str]:
+    tokens = lessonsource.block_parser().parse(text + "\n")
     found = []
     for position, token in enumerate(tokens):
-        if token.level == 0 and token.type == "myst_target":
+        if token.level != 0:
+            continue
+        if token.type == "myst_target":
             found.append(f"({token.content})=")
-        elif token.level == 0 and token.type == "heading_open":
+        elif token.type == "heading_open":
             found.append(f"{'#' * int(token.tag[1:])} {tokens[position + 1].content}")
+        elif token.type == "math_block_label":
+            found.append(f"$$\n{token.content.strip()}\n$$ ({token.info})")
+        elif token.type in ("fence", "colon_fence") and (directive := lessonsource.DIRECTIVE.match(token.info)):
+            if directive["name"] == lessonsource.CODE_CELL:
+                continue  # a cell's name is no label
+            body = token.content.splitlines()
+            options, count = lessonsource.option_lines(body)
+            label = options.get("name") or options.get("label")
+            if label and directive["name"] == "math":
+                found.append("```{math}\n:label: " + label + "\n" + "\n".join(body[count:]) + "\n```")
+            elif label:
+                # A figure's argument is its file, not a title: the rubric reads as the label then.
+                title = "" if directive["name"] in ("figure", "image") else directive["argument"].strip()
+                found += [f"({label})=", f"```{{rubric}} {title or label}\n```"]
+            found += _outline("\n".join(body[count:]))  # a figure inside an exercise is labelled too
     return found
 
 
