@@ -415,7 +415,10 @@ def test_a_stub_keeps_the_lesson_title_else_the_first_heading_else_the_file_name
 def test_a_stub_keeps_what_links_point_at_labelled_directives_and_equations_too():
     text = (
         "# Page\n\n(intro)=\n## Intro\n\n$$\na = 1\n$$ (first-eq)\n\n````{exercise} Evaluate it\n:label: ex-1\n\n"
-        "```{figure} x.svg\n:name: fig-x\n:alt: X.\n```\n````\n\n```{code-cell}\n:name: cell\nx = 1\n```\n"
+        "```{figure} x.svg\n:name: fig-x\n:alt: X.\n```\n\nNo section\n---\n````\n\n"
+        "```{code-cell}\n:name: cell\nx = 1\n```\n"
+        # As QuantEcon's debugging lecture shows pdb's help: in a code block, no heading and no raw HTML.
+        "\n```{code-block} text\n:name: pdb-help\nDocumented commands (type help <topic>):\n====\n```\n"
     )
     assert pagesource.outline(text) == [
         "# Page",
@@ -426,6 +429,8 @@ def test_a_stub_keeps_what_links_point_at_labelled_directives_and_equations_too(
         "```{rubric} Evaluate it\n```",
         "(fig-x)=",
         "```{rubric} fig-x\n```",
+        "(pdb-help)=",
+        "```{rubric} pdb-help\n```",
     ]
 
 

@@ -21,6 +21,10 @@ from .frontmatter import front_matter_end
 #: The MyST syntax extensions the site enables (conf.py's myst_enable_extensions).
 MYST_EXTENSIONS = ("dollarmath", "colon_fence")
 CODE_CELL = "code-cell"
+#: Directives whose body is not MyST (code, math, other markup): nothing in it is a heading, label or role.
+LITERAL_DIRECTIVES = frozenset(
+    {CODE_CELL, "code-block", "code", "sourcecode", "math", "raw", "eval-rst", "literalinclude"}
+)
 DIRECTIVE = re.compile(r"^\{(?P<name>[\w:-]+)\}\s*(?P<argument>.*)$")
 _OPTION = re.compile(r"^:(?P<key>[\w-]+):\s*(?P<value>.*)$")
 

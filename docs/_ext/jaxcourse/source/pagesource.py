@@ -174,7 +174,7 @@ def outline(text: str) -> list[str]:
     return _outline("\n".join(lines[frontmatter.front_matter_end(lines) :]))
 
 
-def _outline(text: str) -> list[str]:
+def _outline(text: str, *, nested: bool = False) -> list[str]:
     tokens = lessonsource.block_parser().parse(text + "\n")
     found = []
     for position, token in enumerate(tokens):
@@ -182,23 +182,24 @@ def _outline(text: str) -> list[str]:
             continue
         if token.type == "myst_target":
             found.append(f"({token.content})=")
-        elif token.type == "heading_open":
+        elif token.type == "heading_open" and not nested:  # a directive's body has no sections
             found.append(f"{'#' * int(token.tag[1:])} {tokens[position + 1].content}")
         elif token.type == "math_block_label":
             found.append(f"$$\n{token.content.strip()}\n$$ ({token.info})")
         elif token.type in ("fence", "colon_fence") and (directive := lessonsource.DIRECTIVE.match(token.info)):
-            if directive["name"] == lessonsource.CODE_CELL:
-                continue  # a cell's name is no label
             body = token.content.splitlines()
             options, count = lessonsource.option_lines(body)
             label = options.get("name") or options.get("label")
-            if label and directive["name"] == "math":
+            if directive["name"] == "math" and label:
                 found.append("```{math}\n:label: " + label + "\n" + "\n".join(body[count:]) + "\n```")
-            elif label:
-                # A figure's argument is its file, not a title: the rubric reads as the label then.
-                title = "" if directive["name"] in ("figure", "image") else directive["argument"].strip()
-                found += [f"({label})=", f"```{{rubric}} {title or label}\n```"]
-            found += _outline("\n".join(body[count:]))  # a figure inside an exercise is labelled too
+            elif directive["name"] != lessonsource.CODE_CELL:  # a cell's name is no label
+                literal = directive["name"] in lessonsource.LITERAL_DIRECTIVES
+                if label:  # a figure's argument is its file, a code block's its language: no title
+                    untitled = literal or directive["name"] in ("figure", "image")
+                    title = label if untitled else directive["argument"].strip() or label
+                    found += [f"({label})=", f"```{{rubric}} {title}\n```"]
+                if not literal:
+                    found += _outline("\n".join(body[count:]), nested=True)  # a figure inside an exercise
     return found
 
 

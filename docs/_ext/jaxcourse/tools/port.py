@@ -76,8 +76,6 @@ _LAYOUT = _TITLED_LAYOUT | {"grid", "grid-item", "tab-set", "tab-set-code", "car
 #: Any fence, a colon fence too (MyST's colon_fence extension): what the layout pass must see open and close.
 _ANY_FENCE = re.compile(r"^ {0,3}(?P<marker>`{3,}|~{3,}|:{3,})\s*(?P<info>.*?)\s*$")
 _OPTION_LINE = re.compile(r"^\s*:[\w-]+:")
-#: Directives whose body is not MyST (code, math, other markup): ported as nothing, like a code block.
-_LITERAL_DIRECTIVES = {"code-cell", "code-block", "code", "sourcecode", "math", "raw", "eval-rst", "literalinclude"}
 _HTML_IMG = re.compile(r"<img\b(?P<attributes>[^>]*)>", re.I)
 #: An attribute's value, quoted or not: HTML reads '<img src=https://x/a.png>' as well as 'src="..."'.
 _VALUE = r"(?:\"[^\"]*\"|'[^']*'|[^\s\"'=<>`]+)"
@@ -659,7 +657,7 @@ def _closes(fence: re.Match, marker: str) -> bool:
 def _is_literal(info: str) -> bool:
     """Whether a fence with this info string holds code: none, a language, or a literal directive."""
     directive = re.match(r"\{([\w:-]+)\}", info)
-    return directive is None or directive[1] in _LITERAL_DIRECTIVES
+    return directive is None or directive[1] in lessonsource.LITERAL_DIRECTIVES
 
 
 def port_text(text: str, known_labels: set[str], known_docs: set[str], image_alt: str | None = None) -> str:
