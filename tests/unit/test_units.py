@@ -540,6 +540,11 @@ def test_a_role_whose_body_wraps_onto_the_next_line_is_ported_like_one_on_a_sing
     page = "Try {ref}`a Monte\nCarlo example <numba_ex4>` and {ref}`this\none <kept>`, with `code` between.\n"
     ported = port.port_text(page, {"kept"}, set()).split("---\n", 2)[2]
     assert ported == "Try a Monte\nCarlo example and {ref}`this\none <kept>`, with `code` between.\n"
+    page = port.Page("page", Path("page.md"), Path("/nonexistent/page.md"))
+    port.Porter(page, port.Site(set(), set()), Path(".")).port("{ref}`a Monte\nCarlo example <x>`\n", port._line)
+    assert [change.what for change in page.changes] == [
+        "{ref}`a Monte Carlo example <x>` became plain text 'a Monte Carlo example' (not on this site)"
+    ]
 
 
 def test_a_toctree_keeps_the_pages_ported_with_it_and_loses_the_others(tmp_path):

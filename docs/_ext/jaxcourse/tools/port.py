@@ -298,7 +298,7 @@ class Porter:
             return match[0]  # {math}, {code}, {sup}: nothing to resolve
         titled = self.site.titles.get(target if role == "ref" else f"doc:{self.doc_name(target)}")
         shown = text or (role != "term" and titled) or plain(role, body)
-        self.note(where, "reference", f"{match[0]} became plain text {shown!r} (not on this site)")
+        self.note(where, "reference", f"{match[0]} became plain text {' '.join(shown.split())!r} (not on this site)")
         return shown
 
     def link(self, match: re.Match, where: str) -> str:
