@@ -287,3 +287,19 @@ def test_a_site_that_includes_nothing_still_checks_its_pages(included):
     with errors_reported() as error:
         toctree.pages_outside_every_toctree(app, env)
     assert [call.kwargs["location"] for call in error.call_args_list] == [("lost", 1)]
+
+
+def test_an_exercise_sphinx_gave_no_number_is_titled_exercise_and_a_numbered_one_is_left_to_sphinx():
+    """sphinx-exercise numbers exercises through the table of contents: on an orphan page the bar was empty."""
+    from sphinx_exercise.nodes import exercise_enumerable_node
+
+    document = new_doc()
+    for ident, subtitle in (("ex-numbered", ""), ("ex-orphaned", " (Evaluate it)"), ("ex-bare", "")):
+        exercise = exercise_enumerable_node(ids=[ident])
+        exercise += nodes.title("", "", *([nodes.Text(subtitle)] if subtitle else []))
+        document += exercise
+    env = types.SimpleNamespace(toc_fignumbers={"docs/page": {"exercise": {"ex-numbered": (1,)}}})
+    config = types.SimpleNamespace(numfig_format={"exercise": "Exercise %s"})
+    toctree.name_unnumbered_exercises(types.SimpleNamespace(env=env, config=config), document, "docs/page")
+    titles = [title.astext() for title in document.findall(nodes.title)]
+    assert titles == ["", "Exercise (Evaluate it)", "Exercise"]

@@ -148,6 +148,7 @@ def setup(app: Sphinx) -> dict:
     app.connect("doctree-resolved", report.on_doctree_resolved)
     app.connect("doctree-resolved", changepage.on_doctree_resolved)
     app.connect("doctree-resolved", rawhtml.sanitize_resolved)
+    app.connect("doctree-resolved", toctree.name_unnumbered_exercises)
     app.connect("build-finished", report.write_json)
     app.connect("build-finished", changepage.write_files)
     app.connect("build-finished", mathfont.write_font)
