@@ -164,18 +164,18 @@ class CourseRenderer(NbElementRenderer):
         return [nodes.paragraph("", "(output left out: over the page's output limit)", classes=["output-left-out"])]
 
     def render_stdout(self, output, cell_metadata: dict[str, Any], cell_index: int, source_line: int):
-        if (placeholder := self._over_limit(cell_index, output)) is not None:
-            return placeholder
-        output = NotebookNode({**output, "text": shown_stream(output["text"])})
-        self._keep(cell_index, "stdout", output["text"])
-        return super().render_stdout(output, cell_metadata, cell_index, source_line)
+        return self._stream(super().render_stdout, output, cell_metadata, cell_index, source_line)
 
     def render_stderr(self, output, cell_metadata: dict[str, Any], cell_index: int, source_line: int):
+        return self._stream(super().render_stderr, output, cell_metadata, cell_index, source_line)
+
+    def _stream(self, render, output, cell_metadata: dict[str, Any], cell_index: int, source_line: int):
+        """A stream as the page shows it (``shown_stream``), unless it takes its cell over the output limit."""
         if (placeholder := self._over_limit(cell_index, output)) is not None:
             return placeholder
         output = NotebookNode({**output, "text": shown_stream(output["text"])})
-        self._keep(cell_index, "stderr", output["text"])
-        return super().render_stderr(output, cell_metadata, cell_index, source_line)
+        self._keep(cell_index, output["name"], output["text"])
+        return render(output, cell_metadata, cell_index, source_line)
 
     def render_error(self, output, cell_metadata: dict[str, Any], cell_index: int, source_line: int):
         text = error_line(output)

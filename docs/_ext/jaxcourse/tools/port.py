@@ -89,12 +89,12 @@ _HTML_TAG = re.compile(r"</?(?P<tag>[a-z][a-z0-9]*)\b[^>]*?/?>", re.I)
 _HTML_COMMENT_SPLIT = re.compile(r"(<!--.*?-->)", re.S)
 #: A tag still open at the end of a line ('click "CAPTURE".<br' then '/>'): CommonMark lets a tag span lines.
 _TAG_OPEN_AT_LINE_END = re.compile(r"</?[a-z][a-z0-9]*\b[^<>`]*$", re.I)
-#: A link whose words wrap: '[XProf' ends one line and 'profiling](xprof-profiling)' opens the next.
-_LINK_OPEN_AT_LINE_END = re.compile(r"(?<![!\]])\[[^\[\]`]*$")
-_LINK_CLOSE_AT_LINE_START = re.compile(r"^[^\[\]`]*\]\(")
-#: A role whose body wraps: '{ref}`a Monte' ends one line and 'Carlo example <numba_ex4>`.' opens the next.
-_ROLE_OPEN_AT_LINE_END = re.compile(r"\{[a-z][a-z:-]*\}`[^`]*$")
-_ROLE_CLOSE_AT_LINE_START = re.compile(r"^[^`]*`")
+#: What may wrap onto the next line, as (how the line ends, how the next begins): a link's words ('[XProf' then
+#: 'profiling](xprof-profiling)'), and a role's body ('{ref}`a Monte' then 'Carlo example <numba_ex4>`.').
+_WRAPPING = (
+    (re.compile(r"(?<![!\]])\[[^\[\]`]*$"), re.compile(r"^[^\[\]`]*\]\(")),
+    (re.compile(r"\{[a-z][a-z:-]*\}`[^`]*$"), re.compile(r"^[^`]*`")),
+)
 #: A preformatted block, '<pre>' to '</pre>': its lines are code, not MyST ('# Itr 1' is no heading).
 _PRE_OPEN = re.compile(r"^\s*<pre\b[^>]*>", re.I)
 _PRE_CLOSE = re.compile(r"</pre\s*>", re.I)
@@ -438,10 +438,8 @@ class Porter:
                 out.append(self._toctree_entry(line, where))
                 continue
             following = "".join(lines[index + 1 : index + 2])
-            if (
-                ({index + 1, index + 2} <= raw_lines and _TAG_OPEN_AT_LINE_END.search(line))
-                or (_LINK_OPEN_AT_LINE_END.search(line) and _LINK_CLOSE_AT_LINE_START.match(following))
-                or (_ROLE_OPEN_AT_LINE_END.search(line) and _ROLE_CLOSE_AT_LINE_START.match(following))
+            if ({index + 1, index + 2} <= raw_lines and _TAG_OPEN_AT_LINE_END.search(line)) or any(
+                opens.search(line) and closes.match(following) for opens, closes in _WRAPPING
             ):
                 open_tag = line
                 continue
