@@ -208,7 +208,7 @@ def test_an_image_that_names_no_file_fails_at_its_line_and_leaves_the_page(tmp_p
     """'![a chart]()': Sphinx makes the address that of the page's folder, and would only warn, unlocated."""
     (tmp_path / "docs" / "images").mkdir(parents=True)
     (tmp_path / "docs" / "images" / "chart.png").write_bytes(b"\x89PNG")
-    document, images = page_with_images("docs", "docs/images", "docs/images/chart.png")
+    document, images = page_with_images("docs", "docs/images", "docs/images/chart.png", "docs/" + "x" * 300 + ".png")
     app = types.SimpleNamespace(env=types.SimpleNamespace(docname="docs/page"), srcdir=str(tmp_path))
     with errors_reported() as error:
         publishcheck.check_shown_images(app, document)
@@ -217,7 +217,8 @@ def test_an_image_that_names_no_file_fails_at_its_line_and_leaves_the_page(tmp_p
     assert messages[0] == (
         "this image names no file (its address is empty, or a folder): give it the path of the image file"
     )
-    assert [image["uri"] for image in document.findall(nodes.image)] == ["docs/images/chart.png"]
+    # A name too long for a file is Sphinx's own "image file not readable" to report, not a crash.
+    assert [image["uri"] for image in document.findall(nodes.image)] == ["docs/images/chart.png", images[3]["uri"]]
 
 
 def test_raw_markup_for_another_builder_is_dropped_without_a_word_and_raw_html_is_refused():

@@ -8,6 +8,7 @@ line; at ``build-finished`` every ``.svg`` under the output folder is read the s
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from docutils import nodes
@@ -57,7 +58,9 @@ def check_shown_images(app: Sphinx, doctree: nodes.document) -> None:
         if uri.startswith("data:"):
             continue
         path = Path(app.srcdir, uri)  # Sphinx has made it relative to the source folder by now
-        if path.is_dir():  # '![a chart]()': Sphinx would only warn, unlocated, that it cannot copy the folder
+        # '![a chart]()': Sphinx would only warn, unlocated, that it cannot copy the folder. (os.path, unlike
+        # pathlib, answers False for an address too long to be a file name, rather than raising.)
+        if os.path.isdir(path):
             report(
                 app.env.docname,
                 node_line(node),
