@@ -20,7 +20,7 @@ from jaxcourse.execution import changes, parser, record
 from jaxcourse.output import render, sanitize
 from jaxcourse.published import figures, stamps
 from jaxcourse.runtime import RECORD_MIME
-from jaxcourse.source import reader
+from jaxcourse.source import pagesource, reader
 from tiny import STAMP
 
 # --- sanitizing -------------------------------------------------------------------------------------------------
@@ -391,7 +391,7 @@ See {ref}`here`, {ref}`there`, {ref}`the other page <elsewhere-label>`, {term}`t
 def test_a_ported_page_keeps_its_text_and_only_loses_references_that_cannot_resolve():
     from jaxcourse.tools import port
 
-    ported = port.port_text(JAX_PAGE, port.labels(JAX_PAGE), set(), image_alt="A plot.")
+    ported = port.port_text(JAX_PAGE, pagesource.labels(JAX_PAGE), set(), image_alt="A plot.")
     assert ported.startswith('---\norphan: true\nmystnb:\n  render_image_options:\n    alt: "A plot."\nkernelspec:')
     assert "See {ref}`here`, there, the other page, tracers,\ncustom pytrees, {func}`jax.jit`, Tracing and " in ported
     assert "[this page](here)" in ported  # a label this page defines still resolves
@@ -409,8 +409,8 @@ def test_a_label_that_a_directive_names_is_a_label_of_the_page():
         "```{glue:math} sym_eq\n:label: eq-sym\n```\n\n$$ y = 2x $$ (eq-line)\n\n"
         "See {ref}`the figure <fig-boot>`, {ref}`plot-label` and {ref}`a-cell`.\n"
     )
-    assert port.labels(page) == {"fig-boot", "plot-label", "eq-sym", "eq-line"}
-    ported = port.port_text(page, port.labels(page), set())
+    assert pagesource.labels(page) == {"fig-boot", "plot-label", "eq-sym", "eq-line"}
+    ported = port.port_text(page, pagesource.labels(page), set())
     assert "See {ref}`the figure <fig-boot>`, {ref}`plot-label` and a cell." in ported
 
 

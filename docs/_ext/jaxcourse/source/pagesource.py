@@ -170,34 +170,44 @@ def outline(text: str) -> list[str]:
     """What a link to a page points at, in order: its label targets and headings, each labelled directive (a
     figure, an exercise) as a titled rubric, and each labelled equation as it is written, so {eq} numbers it
     as the whole build does."""
+    return [markup for _, markup in _outline(_markdown(text))]
+
+
+def labels(text: str) -> set[str]:
+    """The labels a page's markdown defines: its targets, its directives' names and its equations' labels."""
+    return {label for label, _ in _outline(_markdown(text)) if label}
+
+
+def _markdown(text: str) -> str:
     lines = text.splitlines()
-    return _outline("\n".join(lines[frontmatter.front_matter_end(lines) :]))
+    return "\n".join(lines[frontmatter.front_matter_end(lines) :])
 
 
-def _outline(text: str, *, nested: bool = False) -> list[str]:
+def _outline(text: str, *, nested: bool = False) -> list[tuple[str | None, str]]:
+    """(the label it defines or None, its markup in a stub) for each entry of :func:`outline`."""
     tokens = lessonsource.block_parser().parse(text + "\n")
-    found = []
+    found: list[tuple[str | None, str]] = []
     for position, token in enumerate(tokens):
         if token.level != 0:
             continue
         if token.type == "myst_target":
-            found.append(f"({token.content})=")
+            found.append((token.content, f"({token.content})="))
         elif token.type == "heading_open" and not nested:  # a directive's body has no sections
-            found.append(f"{'#' * int(token.tag[1:])} {tokens[position + 1].content}")
+            found.append((None, f"{'#' * int(token.tag[1:])} {tokens[position + 1].content}"))
         elif token.type == "math_block_label":
-            found.append(f"$$\n{token.content.strip()}\n$$ ({token.info})")
+            found.append((token.info, f"$$\n{token.content.strip()}\n$$ ({token.info})"))
         elif token.type in ("fence", "colon_fence") and (directive := lessonsource.DIRECTIVE.match(token.info)):
             body = token.content.splitlines()
             options, count = lessonsource.option_lines(body)
-            label = options.get("name") or options.get("label")
+            label = (options.get("name") or options.get("label") or "").strip("\"'")  # ':name: "fig-boot"'
             if directive["name"] == "math" and label:
-                found.append("```{math}\n:label: " + label + "\n" + "\n".join(body[count:]) + "\n```")
+                found.append((label, "```{math}\n:label: " + label + "\n" + "\n".join(body[count:]) + "\n```"))
             elif directive["name"] != lessonsource.CODE_CELL:  # a cell's name is no label
                 literal = directive["name"] in lessonsource.LITERAL_DIRECTIVES
                 if label:  # a figure's argument is its file, a code block's its language: no title
                     untitled = literal or directive["name"] in ("figure", "image")
                     title = label if untitled else directive["argument"].strip() or label
-                    found += [f"({label})=", f"```{{rubric}} {title}\n```"]
+                    found += [(label, f"({label})="), (None, f"```{{rubric}} {title}\n```")]
                 if not literal:
                     found += _outline("\n".join(body[count:]), nested=True)  # a figure inside an exercise
     return found

@@ -36,17 +36,11 @@ from myst_nb.core.read import MystMetadataParsingError, read_myst_markdown_noteb
 
 from ..output import rawhtml, safesvg
 from ..output.apilinks import is_jax_name
-from ..source import lessonsource
+from ..source import lessonsource, pagesource
 from ..source.frontmatter import front_matter_end
 from ..source.reader import files_named_beside
 from . import plural
 
-#: A label target line, ``(label)=``.
-_TARGET = re.compile(r"^\((?P<label>[^)\s]+)\)=\s*$", re.M)
-#: A directive's ``:name:`` option, which labels what it draws (a figure, a glued figure), or ``:label:`` (an
-#: equation); and an equation's label after its closing ``$$``.
-_NAME_OPTION = re.compile(r"^\s*:(?:name|label):\s*([\"']?)(?P<label>[^\s\"']+)\1\s*$")
-_EQUATION_LABEL = re.compile(r"\$\$\s*\((?P<label>[^)\s]+)\)\s*$", re.M)
 #: A role and its body: ``{ref}`text <label>```.
 _ROLE = re.compile(r"\{(?P<role>[a-z][a-z:-]*)\}`(?P<body>[^`]+)`")
 _EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
@@ -137,21 +131,6 @@ class Page:
         counts = collections.Counter(change.kind for change in self.changes)
         told = ", ".join(plural(count, kind) for kind, count in counts.items())
         return f"ported {self.dest} from {self.source.name}: " + (f"changed {told}" if told else "unchanged")
-
-
-def labels(text: str) -> set[str]:
-    """The labels a page defines: its ``(label)=`` targets, its directives' names and its equations' labels."""
-    found = {match["label"] for pattern in (_TARGET, _EQUATION_LABEL) for match in pattern.finditer(text)}
-    directive = None  # the directive whose option lines follow, if any
-    for line in text.splitlines():
-        if fence := _ANY_FENCE.match(line):
-            opened = re.match(r"\{([\w:-]+)\}", fence["info"])
-            directive = opened[1] if opened and opened[1] != "code-cell" else None  # a cell's name is no label
-        elif directive and (option := _NAME_OPTION.match(line)):
-            found.add(option["label"])
-        elif not line.lstrip().startswith(":"):
-            directive = None
-    return found
 
 
 def source_titles(source_docs: Path) -> dict[str, str]:
@@ -725,7 +704,7 @@ def port(
         if not source.is_file():
             raise FileNotFoundError(f"{source_docs / name}: no .md or .ipynb page of that name")
         pages.append(Page(name, source, dest / f"{name}{suffix}"))
-    known = set(site_labels).union(*(labels(text) for page in pages for text in _texts(page.source)))
+    known = set(site_labels).union(*(pagesource.labels(text) for page in pages for text in _texts(page.source)))
     site = Site(known, {page.name for page in pages}, source_titles(source_docs))
     for page in pages:
         port_page(page, site, source_docs, (image_alt or {}).get(page.name))
