@@ -68,7 +68,7 @@ PAGES = {
     "plain": notebook_page(
         "A plain notebook page",
         code_cell("value = 6 * 7\nprint('value:', value)")
-        + "\n(plain-value)=\n## Where the value comes from\n\nSix sevens.\n",
+        + "\n(plain-value)=\n## Where the value comes from\n\nSix sevens,\\\nforty-two.\n",
     ),
     # Links to a label and to a heading of another page, which a one-page build of this one leaves unexecuted.
     "devices": notebook_page(
@@ -168,6 +168,12 @@ def test_hostile_html_and_markdown_are_published_inert(site):
     assert not outputs.find_all("a", href=re.compile(r"^(javascript:|//|https?:)"))
     assert outputs.find("h2").get_text() == "A heading"  # markdown rendered, its raw HTML shown as text
     assert "&lt;iframe" in markup
+
+
+def test_a_hard_break_in_the_text_is_published_as_markdown_writes_it(site):
+    """A line ending in a backslash: myst-parser writes it as raw '<br />', which the build knows from an author's."""
+    paragraph = next(p for p in article(site, "docs/plain").find_all("p") if "Six sevens" in p.get_text())
+    assert [str(child).strip() for child in paragraph.children] == ["Six sevens,", "<br/>", "forty-two."]
 
 
 def test_the_markup_libraries_emit_survives(site):

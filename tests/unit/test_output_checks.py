@@ -240,6 +240,22 @@ def test_raw_markup_for_another_builder_is_dropped_without_a_word_and_raw_html_i
     assert [(found.line, found.snippet) for found in rawhtml.find(source)] == [(5, "{raw} html")]
 
 
+def test_a_hard_break_in_markdown_is_published_and_a_br_tag_is_refused():
+    """NumPy's air-quality tutorial ends its lines with backslashes: myst-parser makes raw '<br />' nodes of them."""
+    from docutils.core import publish_doctree
+    from myst_parser.parsers.docutils_ import Parser as MystParser
+
+    source = "`Ip` = sub-index\\\n`Cp` = concentration  \nlast line\n\nOne<br />two\n"
+    document = publish_doctree(source, parser=MystParser(), settings_overrides={"report_level": 5})
+    app = types.SimpleNamespace(env=types.SimpleNamespace(docname="docs/air"))
+    with errors_reported() as error:
+        rawhtml.refuse_in_doctree(app, document)
+    places, messages = located_calls(error)
+    assert places == [("docs/air", 5, "raw-html")] and messages[0].startswith("raw HTML '<br />'")
+    assert [raw.astext() for raw in document.findall(nodes.raw)] == ["<br />\n", "<br />\n"]
+    assert [paragraph.astext() for paragraph in document.findall(nodes.paragraph)][1] == "Onetwo"
+
+
 def test_every_published_svg_is_checked_and_named_by_the_source_it_was_copied_from(tmp_path):
     outdir, srcdir = tmp_path / "html", tmp_path / "src"
     (outdir / "_images").mkdir(parents=True)

@@ -140,6 +140,19 @@ def find_in_page(text: str) -> list[RawHtml]:
     return sorted(first_on_line.values(), key=lambda found: found.line)
 
 
+def is_hard_break(node: nodes.raw) -> bool:
+    """Whether a raw node is myst-parser's own hard break (a line ending in a backslash, or in two spaces): it
+    writes '<br />' for HTML followed by its LaTeX twin, a pair that raw HTML in the page does not make."""
+    siblings = node.parent.children
+    twin = siblings[siblings.index(node) + 1] if node is not siblings[-1] else None
+    return (
+        node.astext() == "<br />\n"
+        and isinstance(twin, nodes.raw)
+        and twin.get("format") == "latex"
+        and twin.astext() == "\\\\\n"
+    )
+
+
 def refuse_in_doctree(app, doctree: nodes.document) -> None:
     """At doctree-read: report and remove every raw node the course's renderer did not make."""
     from ..source.located import report
@@ -149,7 +162,7 @@ def refuse_in_doctree(app, doctree: nodes.document) -> None:
     docname = app.env.docname
     reported: set[int] = set()
     for node in list(doctree.findall(nodes.raw)):
-        if node.get(OUTPUT_MARK):
+        if node.get(OUTPUT_MARK) or is_hard_break(node):
             continue
         if is_comment(node.astext()) or not publishes_html(node.get("format", "")):
             node.parent.remove(node)  # nothing a reader sees, or for another builder
