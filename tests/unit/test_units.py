@@ -526,11 +526,14 @@ def test_a_link_whose_words_wrap_onto_the_next_line_is_ported_like_one_on_a_sing
     assert ported == "```{note}\nUse XProf\nprofiling or the\nguide.\n```\n[kept\nhere](here)\n"
     page = port.Page("page", Path("page.md"), Path("/nonexistent/page.md"))
     wrapped = "See [XProf\n  profiling](xprof).\n[![Open in\nColab](https://x.example/b.svg)](https://x.example)\n"
-    port.Porter(page, port.Site(set(), set()), Path(".")).port(wrapped, port._line)
+    wrapped += "\n![A diagram (the input\nis passed on\nto a layer.)](https://x.example/d.png)\n"
+    ported = port.Porter(page, port.Site(set(), set()), Path(".")).port(wrapped, port._line)
     assert [f"{change.where}: {change.what}" for change in page.changes] == [
         "line 3: removed the badge 'Open in Colab' linking https://x.example",
         "line 1: [XProf profiling](xprof) became plain text 'XProf profiling' (not on this site)",
+        "line 6: linked https://x.example/d.png instead of showing it (a page loads nothing from outside)",
     ]
+    assert "![" not in ported
 
 
 def test_a_role_whose_body_wraps_onto_the_next_line_is_ported_like_one_on_a_single_line():
@@ -570,6 +573,22 @@ def test_a_toctree_keeps_the_pages_ported_with_it_and_loses_the_others(tmp_path)
         "line 7: the toctree entry 'The complex page <complex>' went (not on this site)",
         "line 16: the toctree entry 'notebooks/o*' went (not on this site)",
     ]
+
+
+def test_a_page_ported_in_an_earlier_run_keeps_the_links_to_it(tmp_path):
+    """Ported one run at a time, NumPy's MNIST tutorial kept its {doc} link to the SVD tutorial ported before it."""
+    from jaxcourse.tools import port
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "svd.md").write_text("(svd-intro)=\n# SVD\n", encoding="utf-8")
+    (tmp_path / "docs" / "ma.md").write_text("# Masked arrays\n", encoding="utf-8")
+    page = "# MNIST\n\nSee {doc}`svd`, {ref}`its start <svd-intro>` and {doc}`ma`.\n"
+    (tmp_path / "docs" / "mnist.md").write_text(page, encoding="utf-8")
+    port.port(tmp_path / "docs", tmp_path / "ported", ["svd"])
+    (mnist,) = port.port(tmp_path / "docs", tmp_path / "ported", ["mnist"])
+    assert mnist.dest.read_text(encoding="utf-8").endswith(
+        "See {doc}`svd`, {ref}`its start <svd-intro>` and Masked arrays.\n"
+    )
 
 
 def test_a_reference_to_a_page_not_ported_reads_as_the_title_the_source_site_shows(tmp_path):

@@ -22,6 +22,7 @@ import fnmatch
 import functools
 import hashlib
 import html
+import itertools
 import json
 import os
 import posixpath
@@ -83,10 +84,11 @@ _HTML_TAG = re.compile(r"</?(?P<tag>[a-z][a-z0-9]*)\b[^>]*?/?>", re.I)
 _HTML_COMMENT_SPLIT = re.compile(r"(<!--.*?-->)", re.S)
 #: A tag still open at the end of a line ('click "CAPTURE".<br' then '/>'): CommonMark lets a tag span lines.
 _TAG_OPEN_AT_LINE_END = re.compile(r"</?[a-z][a-z0-9]*\b[^<>`]*$", re.I)
-#: What may wrap onto the next line, as (how the line ends, how the next begins): a link's words ('[XProf' then
-#: 'profiling](xprof-profiling)'), and a role's body ('{ref}`a Monte' then 'Carlo example <numba_ex4>`.').
+#: What may wrap onto the next lines of its paragraph, as (how the line ends, how the rest begins): a link's words
+#: ('[XProf' then 'profiling](xprof-profiling)'), an image's alt text over four lines (NumPy's MNIST tutorial), and a
+#: role's body ('{ref}`a Monte' then 'Carlo example <numba_ex4>`.').
 _WRAPPING = (
-    (re.compile(r"(?<![!\]])\[[^\[\]`]*$"), re.compile(r"^[^\[\]`]*\]\(")),
+    (re.compile(r"(?<!\])\[[^\[\]`]*$"), re.compile(r"^[^\[\]`]*\]\(")),
     (re.compile(r"\{[a-z][a-z:-]*\}`[^`]*$"), re.compile(r"^[^`]*`")),
 )
 #: A preformatted block, '<pre>' to '</pre>': its lines are code, not MyST ('# Itr 1' is no heading).
@@ -416,7 +418,7 @@ class Porter:
             if toctree and directives[-1] == toctree:
                 out.append(self._toctree_entry(line, where))
                 continue
-            following = "".join(lines[index + 1 : index + 2])
+            following = "".join(itertools.takewhile(str.strip, lines[index + 1 :]))  # the rest of the paragraph
             if ({index + 1, index + 2} <= raw_lines and _TAG_OPEN_AT_LINE_END.search(line)) or any(
                 opens.search(line) and closes.match(following) for opens, closes in _WRAPPING
             ):
@@ -704,8 +706,15 @@ def port(
         if not source.is_file():
             raise FileNotFoundError(f"{source_docs / name}: no .md or .ipynb page of that name")
         pages.append(Page(name, source, dest / f"{name}{suffix}"))
-    known = set(site_labels).union(*(pagesource.labels(text) for page in pages for text in _texts(page.source)))
-    site = Site(known, {page.name for page in pages}, source_titles(source_docs))
+    # Pages ported into dest before, in another run, are on this site too: a link to one stays.
+    earlier = {
+        path.relative_to(dest).with_suffix("").as_posix(): path
+        for path in sorted(dest.rglob("*"))
+        if path.suffix in (".md", ".ipynb")
+    }
+    sources = [page.source for page in pages] + list(earlier.values())
+    known = set(site_labels).union(*(pagesource.labels(text) for source in sources for text in _texts(source)))
+    site = Site(known, {page.name for page in pages} | set(earlier), source_titles(source_docs))
     for page in pages:
         port_page(page, site, source_docs, (image_alt or {}).get(page.name))
     return pages
