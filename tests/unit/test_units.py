@@ -629,6 +629,39 @@ def test_a_reference_to_a_page_not_ported_reads_as_the_title_the_source_site_sho
     )
 
 
+def test_reference_style_images_and_badges_are_ported_as_inline_ones_are(tmp_path):
+    """As MyST-Parser's intro writes its badges: '[![PyPI][pypi-badge]][pypi-link]', the addresses defined below."""
+    from jaxcourse.tools import port
+
+    (tmp_path / "docs" / "img").mkdir(parents=True)
+    (tmp_path / "docs" / "img" / "fish.png").write_bytes(b"png")
+    (tmp_path / "docs" / "intro.md").write_text(
+        "# Intro\n\n[![PyPI][pypi-badge]][pypi-link]\n![A fish][fish] and ![a chart][]\n\n"
+        "[pypi-badge]: https://img.shields.io/pypi/v/myst-parser.svg\n[pypi-link]: https://pypi.org/project/myst-parser\n"
+        "[fish]: img/fish.png\n[a chart]: https://x.example/chart.png\n",
+        encoding="utf-8",
+    )
+    (page,) = port.port(tmp_path / "docs", tmp_path / "ported", ["intro"])
+    ported = page.dest.read_text(encoding="utf-8")
+    assert "![A fish](images/fish.png) and [image: a chart](https://x.example/chart.png)\n" in ported
+    assert (tmp_path / "ported" / "images" / "fish.png").read_bytes() == b"png"
+    assert [f"{change.where}: {change.what}" for change in page.changes][0] == (
+        "line 3: removed the badge 'PyPI' linking https://pypi.org/project/myst-parser"
+    )
+
+
+def test_markup_shown_in_a_code_block_is_left_as_written():
+    """As MyST-Parser's cross-referencing page shows reference links: in a ```md block, an example, not a link."""
+    from jaxcourse.tools import port
+
+    example = "[Explicit text][label]\n[![badge](https://x.example/b.svg)](https://x.example)\n\n[label]: destination\n"
+    page = (
+        f"```md\n{example}```\n\n~~~{{note}}\n[Words][label] [![badge](https://x.example/b.svg)](https://x.example)\n"
+    )
+    ported = port.port_text(page + "~~~\n\n[label]: destination\n", set(), set()).split("---\n", 2)[2]
+    assert ported == f"```md\n{example}```\n\n~~~{{note}}\nWords \n~~~\n\n\n"
+
+
 def test_preformatted_text_objects_and_inline_images_are_ported_as_what_a_reader_saw(tmp_path):
     """As pallas/pipelining (<pre>), pallas/gpu/reference (<object>) and notebooks/shard_map (data: images)."""
     import base64

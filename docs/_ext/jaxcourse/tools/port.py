@@ -56,6 +56,9 @@ _IMAGE = re.compile(r"!\[(?P<alt>[^\]]*)\]\((?P<src>[^)\s]+)(?P<title>\s+\"[^\"]
 _LINK = re.compile(r"(?<!!)\[(?P<text>[^\]]*)\]\((?P<target>[^)\s]+)\)")
 #: A reference-style link, '[text][name]' (its words may wrap), and the definition of its name, '[name]: target'.
 _REFERENCE_LINK = re.compile(r"(?<![!\]])\[(?P<text>[^\[\]]+)\]\[(?P<name>[^\[\]]*)\]")
+#: A reference-style image, '![alt][name]', and a link around an image: '[![PyPI](badge.svg)][pypi-link]'.
+_REFERENCE_IMAGE = re.compile(r"!\[(?P<text>[^\[\]]*)\]\[(?P<name>[^\[\]]*)\]")
+_IMAGE_REFERENCE_LINK = re.compile(r"\[(?P<text>!\[[^\[\]]*\]\([^)\s]+\))\]\[(?P<name>[^\[\]]*)\]")
 _LINK_DEFINITION = re.compile(r"^ {0,3}\[(?P<name>[^\]^][^\]]*)\]:[ \t]*<?(?P<target>[^\s>]+)>?.*$", re.M)
 _IMAGE_DIRECTIVE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>image|figure)\}[ \t]+(?P<src>\S+)[ \t]*$", re.M)
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)
@@ -382,8 +385,9 @@ class Porter:
         """``text`` with each line outside code fences ported; ``where_of(i)`` names its i-th line."""
         text, origin = self._unwrap_layout(text, where_of)
         where_of = functools.partial(_named_as_before, where_of, origin)
+        text = _inline_reference_images(text)
         # A badge may wrap over two lines ('[![Open in\nColab](...)](...)'): those go first, over the whole text.
-        text = _BADGE.sub(lambda m: self._badge(m, where_of(text.count("\n", 0, m.start()))), text)
+        text = _sub_in_prose(_BADGE, lambda m: self._badge(m, where_of(text.count("\n", 0, m.start()))), text)
         text = self._reference_links(text, where_of)
         raw_lines = rawhtml.lines_with_html(text)
         text = _HTML_OBJECT.sub(lambda m: self._object(m, text, raw_lines, where_of), text)
@@ -559,9 +563,11 @@ class Porter:
 
     def _reference_links(self, text: str, where_of) -> str:
         """'[text][name]' whose '[name]: page.md' is not on this site becomes its text; the definition, a blank line."""
-        gone = set()
+        gone, code = set(), _code_lines(text)
         for match in _LINK_DEFINITION.finditer(text):
             target = match["target"]
+            if text.count("\n", 0, match.start()) in code:
+                continue
             if not (_SCHEME.match(target) or target.startswith("#") or self.doc_name(target) in self.site.docs):
                 gone.add(_link_key(match["name"]))
 
@@ -573,8 +579,8 @@ class Porter:
             self.note(where, "reference", f"{written} became plain text {shown!r} (not on this site)")
             return match["text"]
 
-        text = _REFERENCE_LINK.sub(use, text) if gone else text
-        return _LINK_DEFINITION.sub(lambda m: "" if _link_key(m["name"]) in gone else m[0], text)
+        text = _sub_in_prose(_REFERENCE_LINK, use, text) if gone else text
+        return _sub_in_prose(_LINK_DEFINITION, lambda m: "" if _link_key(m["name"]) in gone else m[0], text)
 
     def _badge(self, match: re.Match, where: str) -> str:
         name = " ".join((match["alt"] or match["src"]).split())  # its words may wrap: '[![Open in\nColab]...'
@@ -618,6 +624,18 @@ def _unquoted(value: str) -> str:
     return value[1:-1] if value[:1] in ("'", '"') else value
 
 
+def _inline_reference_images(text: str) -> str:
+    """Each reference-style image, and each such link around an image, written inline with its definition's target
+    (MyST-Parser's '[![PyPI][pypi-badge]][pypi-link]'): the image passes copy, link or remove what they can see."""
+    targets = {_link_key(match["name"]): match["target"] for match in _LINK_DEFINITION.finditer(text)}
+
+    def inline(match: re.Match) -> str:
+        target = targets.get(_link_key(match["name"] or match["text"]))
+        return match[0] if target is None else f"{match[0][: match.start('name') - match.start() - 1]}({target})"
+
+    return _sub_in_prose(_IMAGE_REFERENCE_LINK, inline, _sub_in_prose(_REFERENCE_IMAGE, inline, text))
+
+
 def _link_key(name: str) -> str:
     """A link reference's name as CommonMark matches it: case and runs of spaces do not count."""
     return " ".join(name.lower().split())
@@ -626,6 +644,30 @@ def _link_key(name: str) -> str:
 def _named_as_before(where_of, origin: list[int], index: int) -> str:
     """The name of a line of the text with its layout unwrapped: that of the line it came from."""
     return where_of(origin[min(index, len(origin) - 1)])
+
+
+def _code_lines(text: str) -> set[int]:
+    """The indexes of the lines of ``text`` in code fences, the fences too, as the line-by-line pass reads them."""
+    inside, code, directives = set(), None, []
+    for index, line in enumerate(text.splitlines()):
+        fence = _FENCE.match(line)
+        if code:
+            inside.add(index)
+            code = None if fence and _closes(fence, code) else code
+        elif fence and directives and _closes(fence, directives[-1]):
+            directives.pop()
+        elif fence and _is_literal(fence["info"]):
+            inside.add(index)
+            code = fence["marker"]
+        elif fence:
+            directives.append(fence["marker"])
+    return inside
+
+
+def _sub_in_prose(pattern: re.Pattern, replace, text: str) -> str:
+    """``pattern.sub(replace, text)`` for the matches that begin outside code fences: an example of markup stays."""
+    code = _code_lines(text)
+    return pattern.sub(lambda match: match[0] if text.count("\n", 0, match.start()) in code else replace(match), text)
 
 
 def _closes(fence: re.Match, marker: str) -> bool:
