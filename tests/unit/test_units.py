@@ -650,6 +650,16 @@ def test_reference_style_images_and_badges_are_ported_as_inline_ones_are(tmp_pat
     )
 
 
+def test_a_link_whose_words_hold_code_is_ported_and_keeps_its_code():
+    """As MyST-Parser's docs link '[`app.add_lexer` method](inv:sphinx#...)' and the JAX docs '[`jax.jit`](...)'."""
+    from jaxcourse.tools import port
+
+    page = "The [`app.add_lexer` method](inv:sphinx#*.Sphinx.add_lexer), [`jax.jit`](jit-compilation), "
+    page += "[`kept`](kept.md) and `[code](not-a-link)`.\n"
+    ported = port.port_text(page, set(), {"kept"}).split("---\n", 2)[2]
+    assert ported == "The `app.add_lexer` method, `jax.jit`, [`kept`](kept) and `[code](not-a-link)`.\n"
+
+
 def test_markup_shown_in_a_code_block_is_left_as_written():
     """As MyST-Parser's cross-referencing page shows reference links: in a ```md block, an example, not a link."""
     from jaxcourse.tools import port

@@ -46,8 +46,9 @@ from . import plural
 _ROLE = re.compile(r"\{(?P<role>[a-z][a-z:-]*)\}`(?P<body>[^`]+)`")
 _EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
 _PYTHON_ROLES = {"func", "class", "mod", "meth", "attr", "obj", "data", "exc", "const", "type", "py:func", "py:class"}
-#: What the porting regexes must not look inside: a role (ported whole), inline code, inline math.
-_PROTECTED = re.compile(r"(\{[a-z][a-z:-]*\}`[^`]+`|``.+?``|`[^`]+`|\$[^$\n]+\$)")
+#: What the porting regexes must not look inside: a role (ported whole), inline code, inline math; and a link whose
+#: words hold code ('[`jax.jit`](jit-compilation)'), ported whole, its code kept.
+_PROTECTED = re.compile(r"(!?\[[^\[\]]*`[^\[\]]*\]\([^)\s]+\)|\{[a-z][a-z:-]*\}`[^`]+`|``.+?``|`[^`]+`|\$[^$\n]+\$)")
 #: JAX's own short names for its modules, which its docs resolve by searching: {func}`lax.cond`.
 _JAX_ALIASES = {"lax.": "jax.lax.", "jnp.": "jax.numpy.", "jax_nn.": "jax.nn."}
 #: A linked image (a badge): ``[![alt](image)](link)``.
@@ -552,13 +553,14 @@ class Porter:
         """The line's roles, links and images ported; its inline code and math left exactly as written."""
         pieces = []
         for number, piece in enumerate(_PROTECTED.split(line)):
-            if number % 2:  # a role (ported whole), or code or math (kept)
-                pieces.append(_ROLE.sub(lambda m, w=where: self.role(m, w), piece) if _ROLE.fullmatch(piece) else piece)
-                continue
-            piece = _BADGE.sub(lambda m, w=where: self._badge(m, w), piece)
-            piece = _IMAGE.sub(lambda m, w=where: self._markdown_image(m, w), piece)
-            piece = _IMAGE_DIRECTIVE.sub(lambda m, w=where: self._directive_image(m, w), piece)
-            pieces.append(_LINK.sub(lambda m, w=where: self.link(m, w), piece))
+            if number % 2 and _ROLE.fullmatch(piece):
+                piece = _ROLE.sub(lambda m, w=where: self.role(m, w), piece)
+            elif number % 2 == 0 or piece.startswith(("[", "![")):  # prose, or a link whose words hold code
+                piece = _BADGE.sub(lambda m, w=where: self._badge(m, w), piece)
+                piece = _IMAGE.sub(lambda m, w=where: self._markdown_image(m, w), piece)
+                piece = _IMAGE_DIRECTIVE.sub(lambda m, w=where: self._directive_image(m, w), piece)
+                piece = _LINK.sub(lambda m, w=where: self.link(m, w), piece)
+            pieces.append(piece)
         return "".join(pieces)
 
     def _reference_links(self, text: str, where_of) -> str:
