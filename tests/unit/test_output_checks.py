@@ -127,7 +127,7 @@ def test_an_unresolved_python_reference_to_jax_becomes_an_outside_link_and_any_o
 def test_a_reference_on_a_paragraphs_third_line_is_placed_on_that_line():
     document = new_doc()
     paragraph = nodes.paragraph()
-    paragraph.line = 10
+    paragraph.line, paragraph.source = 10, "/site/docs/page.md"
     first = nodes.reference("", "first")
     nested = nodes.literal("", "code")
     emphasis = nodes.emphasis("", "", nodes.Text("an\nemphasis with "), nested)
@@ -145,6 +145,8 @@ def test_a_reference_on_a_paragraphs_third_line_is_placed_on_that_line():
     document += paragraph
     inlinelines.locate_inline_nodes(None, document)
     assert (first.line, emphasis.line, nested.line, late.line) == (10, 11, 12, 12)
+    # In the paragraph's file too: Sphinx reports a node with a line and no file at '<unknown>:LINE'.
+    assert {node.source for node in (first, emphasis, nested, late)} == {"/site/docs/page.md"}
 
 
 def test_an_inline_node_with_a_line_of_its_own_keeps_it():

@@ -15,11 +15,14 @@ def locate_inline_nodes(app: Sphinx, doctree: nodes.document) -> None:
     for block in doctree.findall(nodes.TextElement):
         if isinstance(block, nodes.Inline) or block.line is None:
             continue  # an inline node is placed by its block; a block without a line cannot help
-        _place(block, block.line, block.line)
+        _place(block, block.line, block.line, block.source)
 
 
-def _place(element: nodes.Element, line: int, block_line: int) -> int:
-    """Give the inline nodes under ``element`` their lines; return the line after its text."""
+def _place(element: nodes.Element, line: int, block_line: int, source: str | None) -> int:
+    """Give the inline nodes under ``element`` their lines, in the block's file; return the line after its text.
+
+    A node with a line and no file would be reported at '<unknown>:LINE', so each gets the block's file too.
+    """
     for child in element.children:
         if isinstance(child, nodes.system_message):
             continue  # a parser's message placed in the paragraph; its text is not the author's
@@ -27,6 +30,6 @@ def _place(element: nodes.Element, line: int, block_line: int) -> int:
             line += child.count("\n")
             continue
         if isinstance(child, nodes.Inline) and child.line in (None, block_line):
-            child.line = line
-        line = _place(child, line, block_line)
+            child.line, child.source = line, child.source or source
+        line = _place(child, line, block_line, source)
     return line

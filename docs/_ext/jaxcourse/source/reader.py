@@ -54,10 +54,10 @@ def read_page(text: str, myst_extensions: list[str] | tuple[str, ...] = ()) -> N
         line = re.search(r"at line (\d+)", str(error))
         page.problems.append(Problem(int(line[1]) if line else 1, f"cell options are not valid YAML: {error}"))
         return v4.new_notebook(cells=[v4.new_markdown_cell(f"# {page.title}")], metadata={"mystnb": _NOT_RUN})
+    lines = text.splitlines()
+    even_markdown_lines(notebook, lines)  # a prose page's warnings, too, are at their own lines
     if page is None or not is_myst_markdown_notebook(text):
         return _not_run(notebook)
-    lines = text.splitlines()
-    even_markdown_lines(notebook, lines)
     page.source = lessonsource.parse(text)
     page.checks, problems = exercisechecks.add_proofs(notebook, page.source)
     cells = code_cell_lines(notebook, lines)
