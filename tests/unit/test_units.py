@@ -610,7 +610,8 @@ def test_a_reference_to_a_page_not_ported_reads_as_the_title_the_source_site_sho
     )
     (source / "guide" / "page.md").write_text(
         "# Guide\n\nSee {ref}`async`, {ref}`draft`, {ref}`loose`, {doc}`../nb`, {term}`jaxpr` and [](../other.md).\n"
-        "Read [Distributed arrays and\nparallelization][arrays] and [the web][web].\n\n"
+        "Read [Distributed arrays and\nparallelization][arrays] and [the web][web].\n"
+        "Also [](#async), [its words](#async) and [the top](#guide).\n\n"
         "```{figure} ../_static/pic.png\n:alt: A picture.\n```\n\n[arrays]: ../other.md\n[web]: https://example.org\n",
         encoding="utf-8",
     )
@@ -618,7 +619,8 @@ def test_a_reference_to_a_page_not_ported_reads_as_the_title_the_source_site_sho
     assert page.dest.read_text(encoding="utf-8") == (
         "---\norphan: true\n---\n# Guide\n\n"
         "See Asynchronous dispatch, Draft tutorials, loose, A notebook, jaxpr and The other page.\n"
-        "Read Distributed arrays and\nparallelization and [the web][web].\n\n"
+        "Read Distributed arrays and\nparallelization and [the web][web].\n"
+        "Also Asynchronous dispatch, its words and [the top](#guide).\n\n"
         "```{figure} images/pic.png\n:alt: A picture.\n```\n\n\n[web]: https://example.org\n"
     )
     assert (tmp_path / "ported" / "guide" / "images" / "pic.png").read_bytes() == b"png"

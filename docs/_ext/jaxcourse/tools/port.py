@@ -292,6 +292,11 @@ class Porter:
             shown = match["text"] or target.rsplit("#", 1)[-1]
             self.note(where, "reference", f"{match[0]} became plain text {shown!r} (another site's inventory)")
             return shown
+        label = target[1:] if target.startswith("#") and target[1:] not in self.site.labels else None
+        if label in self.site.titles:  # MyST's '[words](#label)' for a label of a page left on the source site
+            shown = match["text"] or self.site.titles[label]
+            self.note(where, "reference", f"{match[0]} became plain text {shown!r} (not on this site)")
+            return shown
         if _SCHEME.match(target) or target.startswith(("#", "<")) or target in self.site.labels:
             return match[0]
         doc = self.doc_name(target)
