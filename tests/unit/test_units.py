@@ -662,6 +662,16 @@ def test_a_link_whose_words_hold_code_is_ported_and_keeps_its_code():
     assert ported == "The `app.add_lexer` method, `jax.jit`, [`kept`](kept) and `[code](not-a-link)`.\n"
 
 
+def test_the_jax_docs_issue_role_becomes_the_link_it_draws_there():
+    """The JAX docs' JEPs cite issues with {jax-issue}, a role of their own extension that this site does not load."""
+    from jaxcourse.tools import port
+
+    page = port.Page("page", Path("page.md"), Path("/nonexistent/page.md"))
+    ported = port.Porter(page, port.Site(set(), set()), Path(".")).port("See {jax-issue}`#22746`.\n", port._line)
+    assert ported == "See [#22746](https://github.com/jax-ml/jax/issues/22746).\n"
+    assert [change.kind for change in page.changes] == ["role"]
+
+
 def test_markup_shown_in_a_code_block_is_left_as_written():
     """As MyST-Parser's cross-referencing page shows reference links: in a ```md block, an example, not a link."""
     from jaxcourse.tools import port

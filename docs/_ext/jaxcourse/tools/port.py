@@ -275,6 +275,10 @@ class Porter:
                 return f"{{{role}}}`{text or name} <{full}>`"
             self.note(where, "role", f"{match[0]} became `{plain(role, body)}` (no API documentation here)")
             return f"`{plain(role, body)}`"
+        elif role == "jax-issue":  # the JAX docs define it in their own extension (docs/sphinxext), not loaded here
+            link = f"[#{target.lstrip('#')}](https://github.com/jax-ml/jax/issues/{target.lstrip('#')})"
+            self.note(where, "role", f"{match[0]} became the link {link}, as the JAX docs write it")
+            return link
         elif role == "cite" or role.startswith("cite:"):  # sphinxcontrib-bibtex's, which this site does not load
             shown = f"[{', '.join(key.strip() for key in body.split(','))}]"
             self.note(where, "reference", f"{match[0]} became plain text {shown!r} (no bibliography here)")
