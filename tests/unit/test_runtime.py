@@ -212,7 +212,7 @@ def test_in_a_build_a_cell_that_installs_packages_fails_and_other_commands_run(m
     ran = []
     monkeypatch.setattr(shell, "system", ran.append)
     shell.register_magic_function(lambda line: ran.append(f"%pip {line}"), "line", "pip")
-    ipython.refuse_package_installs(shell)
+    ipython.guard_shell_commands(shell)
     for cell, shown in [
         ("%pip install --quiet optax", "%pip install --quiet optax"),
         ("!pip install torch torchvision", "!pip install torch torchvision"),
@@ -228,6 +228,20 @@ def test_in_a_build_a_cell_that_installs_packages_fails_and_other_commands_run(m
     assert ran == ["%pip list", "echo pip install is only words here"]
 
 
+def test_in_a_build_a_shell_command_that_fails_fails_its_cell_at_its_line(monkeypatch, tmp_path):
+    """As JAX's FFI tutorial runs '!cmake': IPython notes the status in _exit_code and would go on."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    monkeypatch.setenv(kernel.STDERR_DIR_VARIABLE, str(tmp_path))
+    shell = InteractiveShell()
+    ipython.guard_shell_commands(shell)
+    with pytest.raises(ipython.ShellCommandFailed, match=r"^the shell command !exit 3 exited with status 3$"):
+        shell.run_cell("x = 1\n!exit 3\ny = 2").raise_error()
+    assert "y" not in shell.user_ns
+    assert shell.run_cell("!true\nz = 3").success and shell.user_ns["z"] == 3
+    assert shell.run_cell("listing = !exit 4").success  # captured output is the cell's to read, status and all
+
+
 def test_outside_a_build_a_cell_may_install_packages(monkeypatch):
     monkeypatch.delenv(kernel.STDERR_DIR_VARIABLE, raising=False)
-    ipython.refuse_package_installs(types.SimpleNamespace())  # would fail on shell.system if it went on
+    ipython.guard_shell_commands(types.SimpleNamespace())  # would fail on shell.system if it went on

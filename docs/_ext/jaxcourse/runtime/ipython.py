@@ -4,7 +4,7 @@ When a cell raises, the kernel publishes a record (``runtime.RECORD_MIME``) hold
 raised, taken from the traceback object itself, then shows the exception in IPython's plain mode; the build
 reports ``lessons/<id>.md:<line>`` without reading traceback text. The extension also sends a cell's printed
 text in one piece, makes a kernel that dies leave a trail the build can read, and fails a cell that installs
-packages.
+packages or runs a shell command that fails.
 """
 
 from __future__ import annotations
@@ -100,12 +100,19 @@ class PackageInstallInBuild(RuntimeError):
     """A cell tried to install packages while the site was being built."""
 
 
-def refuse_package_installs(shell) -> None:
-    """In a build, a cell that installs packages (``%pip install``, ``!pip install``...) fails at once, at its line.
+class ShellCommandFailed(RuntimeError):
+    """A shell command (``!cmake ...``) exited with a status other than 0 while the site was being built."""
+
+
+def guard_shell_commands(shell) -> None:
+    """In a build, a cell that installs packages (``%pip install``, ``!pip install``...) fails at once, at its line,
+    and a shell command that fails (``!cmake``, not installed) fails its cell at its line.
 
     An install would change the one environment every page runs in (``.nox/site``, exactly the lock), or, with
-    no network, wait out the cell's time limit. Other pip commands (``%pip list``) run. Outside a build nothing
-    changes.
+    no network, wait out the cell's time limit. Other pip commands (``%pip list``) run. IPython only notes a
+    failed command's status in ``_exit_code`` and goes on, so the page failed later, at a cell that needed what
+    the command should have made (JAX's FFI tutorial: a StopIteration two cells on). A cell tagged
+    ``raises-exception`` may fail, as any cell may. Outside a build nothing changes.
     """
     if not os.environ.get(STDERR_DIR_VARIABLE):
         return
@@ -119,7 +126,11 @@ def refuse_package_installs(shell) -> None:
                     "exactly requirements.txt, with no network. Take the install out of the page; a package the "
                     "page needs goes in requirements.in (then `nox -s lock`)"
                 )
-            return run(command)
+            shell.user_ns["_exit_code"] = 0
+            result = run(command)
+            if not prefix and (status := shell.user_ns.get("_exit_code")):
+                raise ShellCommandFailed(f"the shell command !{command.strip()} exited with status {status}")
+            return result
 
         return guarded
 
@@ -138,4 +149,4 @@ def load_ipython_extension(shell) -> None:
     shell.InteractiveTB.set_mode(mode="Plain")
     send_output_when_the_cell_ends()
     leave_a_trail_for_a_crash(shell)
-    refuse_package_installs(shell)
+    guard_shell_commands(shell)
