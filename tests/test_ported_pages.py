@@ -13,6 +13,7 @@ report, and the .ipynb page is stamped like any other.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import struct
@@ -122,7 +123,11 @@ def other_site(tmp_path_factory):
     kernelspec = {"name": "conda-env-jax-py", "display_name": "Python [conda env:jax]", "language": "python"}
     # As optax's reduce_on_plateau example asks: no cell time limit, which a build never grants.
     metadata = {"kernelspec": kernelspec, "execution": {"timeout": -1}}
-    notebook = nbformat.v4.new_notebook(cells=WALKTHROUGH_CELLS, metadata=metadata)
+    # As Jupyter and Colab keep a pasted image: the cell's attachment, named in its text.
+    picture = base64.b64encode((docs / "_static" / "pixel.png").read_bytes()).decode()
+    pasted = nbformat.v4.new_markdown_cell("A pasted picture:\n\n![A grey pixel](attachment:pixel.png)")
+    pasted["attachments"] = {"pixel.png": {"image/png": picture}}
+    notebook = nbformat.v4.new_notebook(cells=[*WALKTHROUGH_CELLS, pasted], metadata=metadata)
     nbformat.write(notebook, docs / "notebooks" / "walkthrough.ipynb")
     # The .md twin the other site does not build from: it must not be the one ported.
     (docs / "notebooks" / "walkthrough.md").write_text(MYST_FRONT + "\n# The stale twin\n", encoding="utf-8")
@@ -201,6 +206,12 @@ def test_an_ipynb_page_runs_its_cells_and_shows_them(site):
     article = site.html("docs/ported/notebooks/walkthrough.html").select_one("article")
     assert "total: 10" in article.get_text()
     assert article.select_one('a[href$="guide.html"]') is not None
+
+
+def test_an_image_pasted_into_a_notebook_cell_is_shown(site):
+    """A cell attachment, which myst-nb does not read: the build shows it as a data: address in the page."""
+    (image,) = site.html("docs/ported/notebooks/walkthrough.html").select("article img[alt='A grey pixel']")
+    assert image["src"].startswith("data:image/png;base64,iVBORw0KGgo")
 
 
 def test_stderr_on_a_page_from_elsewhere_is_shown_and_listed_as_a_warning(site):

@@ -592,3 +592,14 @@ def test_code_in_a_plain_fence_of_a_markdown_cell_is_kept_as_written():
     markdown = "Time it:\n\n```python\n%timeit f(x)\nprint('{func}`f`')\n```\n"
     converted = notebookmarkdown.convert(markdown, figure_file=lambda argument: None)
     assert "%timeit f(x)\nprint('{func}`f`')" in converted.text
+
+
+def test_a_pasted_image_is_shown_from_its_cell_attachment_and_an_svg_one_is_left_to_fail():
+    """As Jupyter and Colab save a pasted image; markdown-it shows no SVG data: address, so it stays unread."""
+    cell = nbformat.v4.new_markdown_cell("![A chart](attachment:chart.png) and ![A square](attachment:sq.svg)")
+    cell["attachments"] = {
+        "chart.png": {"image/png": ["iVBORw0K\n", "GgoAAA==\n"]},
+        "sq.svg": {"image/svg+xml": "PHN2Zz4="},
+    }
+    ipynbpages.show_attached_images(cell)
+    assert cell.source == "![A chart](data:image/png;base64,iVBORw0KGgoAAA==) and ![A square](attachment:sq.svg)"

@@ -27,10 +27,26 @@ def is_notebook_json(text: str) -> bool:
 DEFAULT_KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
 
 
+#: The image types of a cell attachment that a page shows as a data: address: the ones markdown-it lets through (an
+#: SVG attachment stays 'attachment:x.svg', which the build reports as an image file it cannot read).
+_ATTACHED_IMAGES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+
+
 def read(text: str) -> NotebookNode:
     notebook = nbformat.reads(text, as_version=4)
     notebook.metadata.setdefault("kernelspec", dict(DEFAULT_KERNELSPEC))
+    for cell in notebook.cells:
+        show_attached_images(cell)
     return notebook
+
+
+def show_attached_images(cell: NotebookNode) -> None:
+    """A markdown cell's attached images, as Jupyter and Colab save a pasted one ('![a chart](attachment:chart.png)'),
+    written into its text as data: addresses, on the same line: myst-nb does not read attachments."""
+    for name, bundle in cell.get("attachments", {}).items():
+        if mime := next((kind for kind in _ATTACHED_IMAGES if kind in bundle), None):
+            data = "".join("".join(bundle[mime]).split())  # base64 may come in lines
+            cell.source = cell.source.replace(f"(attachment:{name})", f"(data:{mime};base64,{data})")
 
 
 def source_lines(text: str, notebook: NotebookNode) -> list[int] | None:

@@ -599,6 +599,8 @@ class Porter:
         return ""
 
     def _markdown_image(self, match: re.Match, where: str) -> str:
+        if match["src"].startswith("attachment:"):  # a notebook cell's own image (a pasted one), which the build shows
+            return match[0]
         if _WEB_ADDRESS.match(src := match["src"]):  # a link the reader may follow: the page loads nothing
             words = f"image: {match['alt']}" if match["alt"] else f"an image on {urllib.parse.urlsplit(src).hostname}"
             self.note(where, "remote image", f"linked {src} instead of showing it (a page loads nothing from outside)")
