@@ -150,6 +150,10 @@ def test_an_import_of_a_package_the_site_does_not_install_says_where_packages_ar
     # A module missing from a package the site has is a mistake of the page's, which the lock cannot mend.
     assert failures.missing_package(error(2, "ModuleNotFoundError", "No module named 'jax.no_such_module'", 1)) is None
     assert failures.missing_package(error(2, "ImportError", "cannot import name 'x' from 'jax'", 1)) is None
+    # As NumPy's SVD tutorial meets it in scipy.datasets: a library's own words for a package it needs.
+    optional = "Missing optional dependency 'jaxcourse_no_such_package' required for scipy.datasets module."
+    assert failures.missing_package(error(2, "ImportError", optional, 1)) == "jaxcourse_no_such_package"
+    assert failures.missing_package(error(2, "ImportError", "Missing optional dependency 'numpy'.", 1)) is None
 
 
 def test_every_problem_of_a_run_that_finished_is_reported_at_its_cell(tmp_path):

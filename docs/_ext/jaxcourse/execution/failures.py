@@ -150,7 +150,7 @@ def _report_failed_cell(app: Sphinx, page: pages.Page, kernel: record.KernelReco
             summary = f'AssertionError at "{statement}"' + (f": {detail}" if detail else "")
         elif package := missing_package(error):
             summary = (
-                f"{summary}. {package} is not among the site's packages: every page runs on exactly "
+                f"{summary.rstrip('.')}. {package} is not among the site's packages: every page runs on exactly "
                 "requirements.txt; a package the page needs goes in requirements.in (then `nox -s lock`)"
             )
         elif cell and looks_intended(cell.source, error, _prose_before(page, cell.line)):
@@ -169,13 +169,18 @@ def _report_failed_cell(app: Sphinx, page: pages.Page, kernel: record.KernelReco
     report(page.docname, line, f"cell failed: {summary}{where}")
 
 
+#: How a failed import names what it could not find: Python's words, and those of a library missing an optional
+#: package (scipy.datasets: "Missing optional dependency 'pooch' required for ...", as pandas says it too).
+_MISSING_MODULE = re.compile(r"No module named '([\w.]+)'|Missing optional dependency '([\w.]+)'")
+
+
 def missing_package(error: record.CellError) -> str | None:
     """The package an import failed to find because the site does not install it (flax), if that is the error.
 
     A module missing from an installed package ('jax.no_such_module') is the page's mistake, not the lock's.
     """
-    named = re.search(r"No module named '([\w.]+)'", error.summary) if error.ename == "ModuleNotFoundError" else None
-    package = named[1].split(".")[0] if named else None
+    found = error.ename in ("ModuleNotFoundError", "ImportError") and _MISSING_MODULE.search(error.summary)
+    package = (found[1] or found[2]).split(".")[0] if found else None
     # The kernel runs in the build's own environment: what it cannot find, the build cannot either.
     return package if package and importlib.util.find_spec(package) is None else None
 
