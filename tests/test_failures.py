@@ -214,14 +214,17 @@ DOCS_PAGES = {
         [("![A chart]", r"^the image https://images\.example/chart\.png would load from another site")],
     ),
     # Sphinx's and myst-parser's own warnings on a prose page name its file and the line they mean: a link to an
-    # anchor on no page, on a paragraph's second line and in a note, and a directive the site does not know.
-    "prose-page-with-a-broken-anchor": (
+    # anchor on no page, on a paragraph's second line and in a note, and directives the site does not know, one of
+    # them in a domain it lacks (sphinx-proof's, in QuantEcon's lectures).
+    "prose-page-with-sphinx-warnings": (
         "---\norphan: true\n---\n# Prose\n\nA paragraph that\nlinks to [nowhere](#no-such-anchor).\n\n"
-        ":::{note}\nSee [elsewhere](#no-such-label).\n:::\n\n```{no-such-directive}\nx\n```\n",
+        ":::{note}\nSee [elsewhere](#no-such-label).\n:::\n\n```{no-such-directive}\nx\n```\n\n"
+        "```{prf:algorithm}\nx\n```\n",
         [
             ("links to [nowhere]", r"^'myst' cross-reference target not found: 'no-such-anchor'"),
             ("See [elsewhere]", r"^'myst' cross-reference target not found: 'no-such-label'"),
             ("```{no-such-directive}", r"^Unknown directive type: 'no-such-directive'"),
+            ("```{prf:algorithm}", r"^Unknown directive type: 'prf:algorithm'"),
         ],
     ),
     # A page no table of contents lists, and not marked orphan: at its first line, with both ways out.

@@ -238,6 +238,8 @@ def test_in_a_build_a_shell_command_that_fails_fails_its_cell_at_its_line(monkey
     with pytest.raises(ipython.ShellCommandFailed, match=r"^the shell command !exit 3 exited with status 3$"):
         shell.run_cell("x = 1\n!exit 3\ny = 2").raise_error()
     assert "y" not in shell.user_ns
+    with pytest.raises(ipython.ShellCommandFailed, match=r"status 127 \(no such command on this machine\)$"):
+        shell.run_cell("!jaxcourse-no-such-command").raise_error()
     assert shell.run_cell("!true\nz = 3").success and shell.user_ns["z"] == 3
     assert shell.run_cell("listing = !exit 4").success  # captured output is the cell's to read, status and all
 

@@ -106,6 +106,11 @@ def setup(app: Sphinx) -> dict:
     # nbclient logs a cell timeout through traitlets before raising it; the build reports
     # every failed run itself, once and located, so keep that logger quiet.
     stdlib_logging.getLogger("traitlets").setLevel(stdlib_logging.CRITICAL)
+    # Sphinx says a directive of a domain it lacks ('{prf:algorithm}', sphinx-proof's) is unknown without a place,
+    # and myst-parser says it again at its line: keep the located one.
+    stdlib_logging.getLogger("sphinx.sphinx.util.docutils").addFilter(
+        lambda record: not str(record.msg).startswith("unknown directive name:")
+    )
     options.register(app)
     for node in PLACEHOLDERS:
         app.add_node(

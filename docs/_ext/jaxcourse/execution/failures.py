@@ -153,7 +153,10 @@ def _report_failed_cell(app: Sphinx, page: pages.Page, kernel: record.KernelReco
                 f"{summary.rstrip('.')}. {package} is not among the site's packages: every page runs on exactly "
                 "requirements.txt; a package the page needs goes in requirements.in (then `nox -s lock`)"
             )
-        elif cell and looks_intended(cell.source, error, _prose_before(page, cell.line)):
+        # A failed shell command ('!nvidia-smi' on a machine without a GPU) may be what the page means to show.
+        elif cell and (
+            error.ename == "ShellCommandFailed" or looks_intended(cell.source, error, _prose_before(page, cell.line))
+        ):
             summary = f"{summary.rstrip('.')}. {how_to_show(page, error.ename)}"
     else:
         summary = exec_data.get("error") or "the notebook did not run to the end"

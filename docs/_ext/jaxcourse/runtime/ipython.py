@@ -129,7 +129,8 @@ def guard_shell_commands(shell) -> None:
             shell.user_ns["_exit_code"] = 0
             result = run(command)
             if not prefix and (status := shell.user_ns.get("_exit_code")):
-                raise ShellCommandFailed(f"the shell command !{command.strip()} exited with status {status}")
+                missing = " (no such command on this machine)" if status == 127 else ""
+                raise ShellCommandFailed(f"the shell command !{command.strip()} exited with status {status}{missing}")
             return result
 
         return guarded
