@@ -87,6 +87,23 @@ def test_an_html_builder_without_search_writes_no_index_and_no_search_page():
     assert builder.search is False
 
 
+def test_sphinxs_unlocated_unknown_domain_warning_is_dropped_and_others_are_kept():
+    import logging
+
+    import sphinx.util.docutils
+
+    assert "logger.warning(__('unknown directive name: %s'), directive_name)" in inspect.getsource(sphinx.util.docutils)
+    assert sphinx.util.docutils.logger.logger.name == "sphinx.sphinx.util.docutils"
+    privateapi.drop_unlocated_unknown_domain_warning()
+    (dropping,) = logging.getLogger("sphinx.sphinx.util.docutils").filters[-1:]
+    record = logging.LogRecord(
+        "sphinx.sphinx.util.docutils", logging.WARNING, "", 0, "unknown directive name: %s", ("prf:x",), None
+    )
+    assert not dropping(record)
+    record.msg = "another warning: %s"
+    assert dropping(record)
+
+
 def test_furo_renders_its_sidebar_into_the_named_context_key():
     import furo
 

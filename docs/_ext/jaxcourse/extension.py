@@ -15,6 +15,7 @@ from sphinx.util import logging
 from .execution import progress, scheduling
 from .execution.parser import CourseParser
 from .output import accessibility, apilinks, inlinelines, mathfont, mathml, pagestyles, publishcheck, rawhtml, toctree
+from .privateapi import drop_unlocated_unknown_domain_warning
 from .published import (
     changepage,
     compatpage,
@@ -106,11 +107,7 @@ def setup(app: Sphinx) -> dict:
     # nbclient logs a cell timeout through traitlets before raising it; the build reports
     # every failed run itself, once and located, so keep that logger quiet.
     stdlib_logging.getLogger("traitlets").setLevel(stdlib_logging.CRITICAL)
-    # Sphinx says a directive of a domain it lacks ('{prf:algorithm}', sphinx-proof's) is unknown without a place,
-    # and myst-parser says it again at its line: keep the located one.
-    stdlib_logging.getLogger("sphinx.sphinx.util.docutils").addFilter(
-        lambda record: not str(record.msg).startswith("unknown directive name:")
-    )
+    drop_unlocated_unknown_domain_warning()  # every problem is one located line
     options.register(app)
     for node in PLACEHOLDERS:
         app.add_node(

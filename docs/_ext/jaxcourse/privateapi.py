@@ -96,6 +96,21 @@ def build_no_search_index(builder: Any) -> None:
     builder.search = False
 
 
+def drop_unlocated_unknown_domain_warning() -> None:
+    """Keep Sphinx from saying, with no place, that a directive of a domain it lacks is unknown
+    ('{prf:algorithm}', sphinx-proof's): myst-parser says the same at the directive's line.
+
+    Private detail: the warning is logged untyped, as 'unknown directive name: %s', through the logger of
+    ``sphinx.util.docutils`` (``sphinx.util.logging`` prefixes "sphinx."), so a filter on that logger drops
+    it. Public instead: none; ``suppress_warnings`` reaches only typed warnings.
+    """
+    import logging
+
+    logging.getLogger("sphinx.sphinx.util.docutils").addFilter(
+        lambda record: not str(record.msg).startswith("unknown directive name:")
+    )
+
+
 # --- furo (2025.12.19) -------------------------------------------------------------------------------
 
 #: The page-context key furo's html-page-context handler (priority 500) renders the sidebar into.
