@@ -106,9 +106,12 @@ def drop_unlocated_unknown_domain_warning() -> None:
     """
     import logging
 
-    logging.getLogger("sphinx.sphinx.util.docutils").addFilter(
-        lambda record: not str(record.msg).startswith("unknown directive name:")
-    )
+    # One filter function: logging adds a filter once, however many Sphinx applications a process sets up.
+    logging.getLogger("sphinx.sphinx.util.docutils").addFilter(_not_an_unknown_domain_warning)
+
+
+def _not_an_unknown_domain_warning(record: Any) -> bool:
+    return not str(record.msg).startswith("unknown directive name:")
 
 
 # --- furo (2025.12.19) -------------------------------------------------------------------------------
